@@ -1,0 +1,2 @@
+//! Catalog loading benchmark.
+fn main() {}

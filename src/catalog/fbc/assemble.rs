@@ -1,0 +1,305 @@
+//! Merging per-catalog records into a [`CatalogSet`] with canonical ids: package names and
+//! GVKs interned in sorted order, bundles sorted by (catalog, package name, bundle name),
+//! channels sorted by name, so the same documents in any file or document order give the
+//! same ids.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::convert::{BundleRec, ChannelRec, Records};
+use crate::catalog::error::{LoadError, Warning, WarningKind};
+use crate::catalog::intern::Interner;
+use crate::catalog::model::{
+    Bundle, BundleId, CatalogId, Channel, Deprecation, DeprecationRef, Gvk, GvkId, Origin,
+    Package, PackageId,
+};
+use crate::catalog::set::{CatalogInfo, CatalogSet};
+
+/// Drops duplicates inside one catalog: identical ones with a warning, conflicting ones are
+/// an error. The first in walk order (sorted paths, document order) is kept.
+fn dedup(recs: &mut Records) -> Result<(), LoadError> {
+    let mut first: FxHashMap<String, usize> = FxHashMap::default();
+    let mut keep = Vec::with_capacity(recs.packages.len());
+    for p in std::mem::take(&mut recs.packages) {
+        if let Some(&i) = first.get(&p.name) {
+            let kept: &super::convert::PackageRec = &keep[i];
+            if kept.default_channel != p.default_channel {
+                return Err(conflict(&p.origin, &kept.origin, format!(
+                    "package {:?} is declared twice with different default channels", p.name
+                )));
+            }
+            let msg = format!("package {:?} is declared twice; the first is kept (at {})", p.name, kept.origin);
+            recs.warnings.push(Warning::general(WarningKind::DuplicatePackage, Some(&p.origin), msg));
+            continue;
+        }
+        first.insert(p.name.clone(), keep.len());
+        keep.push(p);
+    }
+    recs.packages = keep;
+
+    let mut channels: FxHashMap<(String, String), Origin> = FxHashMap::default();
+    for c in &recs.channels {
+        let key = (c.package.clone(), c.name.clone());
+        if let Some(o) = channels.get(&key) {
+            return Err(conflict(&c.origin, o, format!(
+                "channel {:?} of package {:?} is declared twice", c.name, c.package
+            )));
+        }
+        channels.insert(key, c.origin.clone());
+    }
+    dedup_bundles(recs)
+}
+
+fn dedup_bundles(recs: &mut Records) -> Result<(), LoadError> {
+    let mut first: FxHashMap<String, usize> = FxHashMap::default();
+    let mut keep: Vec<BundleRec> = Vec::with_capacity(recs.bundles.len());
+    for b in std::mem::take(&mut recs.bundles) {
+        if let Some(kept) = first.get(&b.name).and_then(|&i| keep.get(i)) {
+            if kept.package != b.package || kept.version != b.version {
+                return Err(conflict(&b.origin, &kept.origin, format!(
+                    "bundle {:?} is declared twice: package {:?} version {} and package {:?} version {}",
+                    b.name, kept.package, kept.version, b.package, b.version
+                )));
+            }
+            let msg = format!(
+                "bundle {:?} (version {}) is declared twice; the first is kept (at {})",
+                b.name, b.version, kept.origin
+            );
+            recs.warnings.push(Warning::general(WarningKind::DuplicateBundle, Some(&b.origin), msg));
+            continue;
+        }
+        first.insert(b.name.clone(), keep.len());
+        keep.push(b);
+    }
+    recs.bundles = keep;
+    Ok(())
+}
+
+fn conflict(origin: &Origin, first: &Origin, message: String) -> LoadError {
+    LoadError::Conflict {
+        origin: origin.clone(),
+        first: first.clone(),
+        message,
+    }
+}
+
+fn catalog_id(i: usize) -> CatalogId {
+    CatalogId(u32::try_from(i).unwrap_or(u32::MAX))
+}
+
+/// Builds the set from each catalog's records, in catalog order.
+pub(crate) fn assemble(mut input: Vec<(CatalogInfo, Records)>) -> Result<CatalogSet, LoadError> {
+    for (_, recs) in &mut input {
+        dedup(recs)?;
+    }
+    let mut set = CatalogSet::default();
+    set.package_names = intern_package_names(&input);
+    set.gvks = intern_gvks(&input);
+    let mut by_name: Vec<FxHashMap<String, (BundleId, PackageId)>> = Vec::new();
+    let mut all: Vec<(CatalogId, PackageId, BundleRec)> = Vec::new();
+    let mut warnings = Vec::new();
+    let mut per_catalog = Vec::new();
+    for (i, (info, recs)) in input.into_iter().enumerate() {
+        set.catalogs.push(info);
+        by_name.push(FxHashMap::default());
+        let c = catalog_id(i);
+        for b in recs.bundles {
+            let pid = PackageId(set.package_names.get(&b.package).unwrap_or(u32::MAX));
+            all.push((c, pid, b));
+        }
+        warnings.extend(recs.warnings);
+        per_catalog.push((c, recs.packages, recs.channels, recs.deprecations));
+    }
+    all.sort_by(|a, b| (a.0, &a.2.package, &a.2.name).cmp(&(b.0, &b.2.package, &b.2.name)));
+    for (i, (c, pid, b)) in all.into_iter().enumerate() {
+        let id = BundleId(u32::try_from(i).unwrap_or(u32::MAX));
+        if let Some(m) = by_name.get_mut(c.0 as usize) {
+            m.insert(b.name.clone(), (id, pid));
+        }
+        let bundle = make_bundle(&set, id, c, pid, b);
+        set.bundles.push(bundle);
+    }
+    let empty = FxHashMap::default();
+    for (c, packages, channels, deprecations) in per_catalog {
+        let mut ctx = PackageCtx {
+            set: &set,
+            catalog: c,
+            by_name: by_name.get(c.0 as usize).unwrap_or(&empty),
+            warnings: &mut warnings,
+        };
+        let built = ctx.packages(packages, channels);
+        set.packages.extend(built);
+        for d in deprecations {
+            let package = PackageId(set.package_names.get(&d.package).unwrap_or(u32::MAX));
+            set.deprecations.push(Deprecation {
+                package,
+                catalog: c,
+                reference: d.reference,
+                message: d.message,
+            });
+        }
+    }
+    set.packages.sort_by_key(|p| (p.id, p.catalog));
+    set.deprecations.sort_by(|a, b| deprecation_key(a).cmp(&deprecation_key(b)));
+    set.deprecations.dedup();
+    warnings.sort_by(|a, b| (&a.origin, &a.field, &a.message).cmp(&(&b.origin, &b.field, &b.message)));
+    set.warnings = warnings;
+    set.reindex();
+    Ok(set)
+}
+
+fn deprecation_key(d: &Deprecation) -> (CatalogId, PackageId, u8, &str, &str) {
+    let (rank, name) = match &d.reference {
+        DeprecationRef::Package => (0, ""),
+        DeprecationRef::Channel(n) => (1, n.as_str()),
+        DeprecationRef::Bundle(n) => (2, n.as_str()),
+    };
+    (d.catalog, d.package, rank, name, d.message.as_str())
+}
+
+fn intern_package_names(input: &[(CatalogInfo, Records)]) -> Interner<String> {
+    let mut names: BTreeSet<&str> = BTreeSet::new();
+    for (_, r) in input {
+        names.extend(r.packages.iter().map(|p| p.name.as_str()));
+        names.extend(r.channels.iter().map(|c| c.package.as_str()));
+        names.extend(r.bundles.iter().map(|b| b.package.as_str()));
+        names.extend(r.deprecations.iter().map(|d| d.package.as_str()));
+    }
+    let mut interner = Interner::default();
+    for n in names {
+        interner.intern(&n.to_string());
+    }
+    interner
+}
+
+fn intern_gvks(input: &[(CatalogInfo, Records)]) -> Interner<Gvk> {
+    let mut gvks: BTreeSet<&Gvk> = BTreeSet::new();
+    for (_, r) in input {
+        for b in &r.bundles {
+            gvks.extend(b.provides.iter().chain(&b.requires_gvks));
+        }
+    }
+    let mut interner = Interner::default();
+    for g in gvks {
+        interner.intern(g);
+    }
+    interner
+}
+
+fn gvk_ids(set: &CatalogSet, gvks: &[Gvk]) -> Vec<GvkId> {
+    let mut ids: Vec<GvkId> = gvks.iter().filter_map(|g| set.gvks.get(g).map(GvkId)).collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+fn make_bundle(set: &CatalogSet, id: BundleId, catalog: CatalogId, package: PackageId, b: BundleRec) -> Bundle {
+    Bundle {
+        id,
+        catalog,
+        package,
+        provides: gvk_ids(set, &b.provides),
+        requires_gvks: gvk_ids(set, &b.requires_gvks),
+        name: b.name,
+        version: b.version,
+        image: b.image,
+        labels: b.labels,
+        requires_packages: b.requires_packages,
+        requires_labels: b.requires_labels,
+        constraints: b.constraints,
+        deprecated: b.deprecated,
+        properties: b.properties,
+        origin: b.origin,
+    }
+}
+
+/// Builds one catalog's packages and channels.
+struct PackageCtx<'a> {
+    set: &'a CatalogSet,
+    catalog: CatalogId,
+    /// This catalog's bundles by name.
+    by_name: &'a FxHashMap<String, (BundleId, PackageId)>,
+    warnings: &'a mut Vec<Warning>,
+}
+
+#[derive(Default)]
+struct PackageAcc {
+    default_channel: Option<String>,
+    origin: Option<Origin>,
+    /// Origin of a channel or bundle naming the package, for the missing-document warning.
+    seen_at: Option<Origin>,
+    channels: Vec<Channel>,
+}
+
+impl PackageCtx<'_> {
+    fn packages(
+        &mut self,
+        packages: Vec<super::convert::PackageRec>,
+        channels: Vec<ChannelRec>,
+    ) -> Vec<Package> {
+        let mut acc: BTreeMap<String, PackageAcc> = BTreeMap::new();
+        for p in packages {
+            let a = acc.entry(p.name).or_default();
+            a.default_channel = p.default_channel;
+            a.origin = Some(p.origin);
+        }
+        for c in channels {
+            let package = c.package.clone();
+            let channel = self.channel(c);
+            let a = acc.entry(package).or_default();
+            a.seen_at.get_or_insert_with(|| channel.origin.clone());
+            a.channels.push(channel);
+        }
+        let mut seen: FxHashSet<PackageId> = FxHashSet::default();
+        for b in self.set.bundles.iter().filter(|b| b.catalog == self.catalog) {
+            if seen.insert(b.package) {
+                let a = acc.entry(self.set.package_name(b.package).to_string()).or_default();
+                a.seen_at.get_or_insert_with(|| b.origin.clone());
+            }
+        }
+        acc.into_iter().map(|(name, a)| self.package(name, a)).collect()
+    }
+
+    fn package(&mut self, name: String, mut a: PackageAcc) -> Package {
+        if a.origin.is_none() {
+            let msg = format!("package {name:?} has channels or bundles but no olm.package document");
+            let w = Warning::general(WarningKind::MissingPackageDocument, a.seen_at.as_ref(), msg);
+            self.warnings.push(w);
+        }
+        a.channels.sort_by(|x, y| x.name.cmp(&y.name));
+        Package {
+            id: PackageId(self.set.package_names.get(&name).unwrap_or(u32::MAX)),
+            catalog: self.catalog,
+            default_channel: a.default_channel,
+            channels: a.channels,
+            origin: a.origin,
+        }
+    }
+
+    fn channel(&mut self, c: ChannelRec) -> Channel {
+        let pid = self.set.package_names.get(&c.package).map(PackageId);
+        let mut entries = c.entries;
+        for (i, e) in entries.iter_mut().enumerate() {
+            match self.by_name.get(e.name.as_str()) {
+                Some(&(id, p)) if Some(p) == pid => e.bundle = Some(id),
+                found => {
+                    let msg = match found {
+                        Some(&(_, p)) => format!(
+                            "channel {:?} entry {:?} names a bundle of another package ({:?})",
+                            c.name, e.name, self.set.package_name(p)
+                        ),
+                        None => format!("channel {:?} entry {:?} names no bundle of the catalog", c.name, e.name),
+                    };
+                    let field = format!("entries[{i}].name");
+                    self.warnings.push(Warning::new(WarningKind::EntryWithoutBundle, &c.origin, field, msg));
+                }
+            }
+        }
+        Channel {
+            name: c.name,
+            entries,
+            origin: c.origin,
+        }
+    }
+}

@@ -1,0 +1,436 @@
+//! From parsed documents to owned per-catalog records, with warnings for tolerated mess and
+//! errors for what cannot be loaded.
+
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
+
+use super::docs::{Doc, EntryDoc, FlatProps, Kind, LooseStr, Prop, PropVal};
+use super::parse::is_known_schema;
+use crate::catalog::error::{LoadError, Warning, WarningKind};
+use crate::catalog::model::{
+    ChannelEntry, DeprecationRef, Gvk, OpaqueProperty, Origin, PackageRequirement,
+};
+use crate::range::VersionRange;
+use crate::version::Version;
+
+/// An `olm.package` document.
+pub(crate) struct PackageRec {
+    pub name: String,
+    pub default_channel: Option<String>,
+    pub origin: Origin,
+}
+
+/// An `olm.channel` document (entries' `bundle` not yet filled).
+pub(crate) struct ChannelRec {
+    pub package: String,
+    pub name: String,
+    pub entries: Vec<ChannelEntry>,
+    pub origin: Origin,
+}
+
+/// An `olm.bundle` document with typed properties, GVKs not yet interned.
+pub(crate) struct BundleRec {
+    pub package: String,
+    pub name: String,
+    pub version: Version,
+    pub image: Option<String>,
+    pub provides: Vec<Gvk>,
+    pub labels: Vec<String>,
+    pub requires_packages: Vec<PackageRequirement>,
+    pub requires_gvks: Vec<Gvk>,
+    pub requires_labels: Vec<String>,
+    pub constraints: Vec<Box<RawValue>>,
+    pub deprecated: bool,
+    pub properties: Vec<OpaqueProperty>,
+    pub origin: Origin,
+}
+
+/// One `olm.deprecations` entry.
+pub(crate) struct DeprecationRec {
+    pub package: String,
+    pub reference: DeprecationRef,
+    pub message: String,
+}
+
+/// Everything read from the files of one catalog (or one file).
+#[derive(Default)]
+pub(crate) struct Records {
+    pub packages: Vec<PackageRec>,
+    pub channels: Vec<ChannelRec>,
+    pub bundles: Vec<BundleRec>,
+    pub deprecations: Vec<DeprecationRec>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Records {
+    /// Appends another file's records.
+    pub fn extend(&mut self, other: Records) {
+        self.packages.extend(other.packages);
+        self.channels.extend(other.channels);
+        self.bundles.extend(other.bundles);
+        self.deprecations.extend(other.deprecations);
+        self.warnings.extend(other.warnings);
+    }
+
+    fn warn(&mut self, kind: WarningKind, origin: &Origin, field: String, message: String) {
+        self.warnings.push(Warning::new(kind, origin, field, message));
+    }
+
+    /// Adds one document.
+    pub fn add<'a, P: Into<Prop<'a>>>(
+        &mut self,
+        origin: Origin,
+        doc: Doc<'a, P>,
+        keep_heavy: bool,
+    ) -> Result<(), LoadError> {
+        let Some(schema) = doc.schema.as_deref() else {
+            return Err(LoadError::MissingSchema { origin });
+        };
+        match schema {
+            "olm.package" => self.add_package(origin, doc),
+            "olm.channel" => self.add_channel(origin, doc),
+            "olm.bundle" => self.add_bundle(origin, doc, keep_heavy),
+            "olm.deprecations" => self.add_deprecations(origin, doc),
+            other => {
+                debug_assert!(!is_known_schema(other));
+                log::debug!("{origin}: skipping document of unknown schema {other:?}");
+                Ok(())
+            }
+        }
+    }
+
+    fn add_package<P>(&mut self, origin: Origin, doc: Doc<'_, P>) -> Result<(), LoadError> {
+        let name = required(&origin, "name", doc.name)?;
+        let default_channel = doc.default_channel.filter(|c| !c.is_empty());
+        if default_channel.is_none() {
+            let msg = format!("package {name:?} has no default channel");
+            self.warn(WarningKind::MissingDefaultChannel, &origin, "defaultChannel".into(), msg);
+        }
+        self.packages.push(PackageRec {
+            name,
+            default_channel: default_channel.map(Cow::into_owned),
+            origin,
+        });
+        Ok(())
+    }
+
+    fn add_channel<P>(&mut self, origin: Origin, doc: Doc<'_, P>) -> Result<(), LoadError> {
+        let package = required(&origin, "package", doc.package)?;
+        let name = required(&origin, "name", doc.name)?;
+        let mut entries: Vec<ChannelEntry> = Vec::new();
+        let mut seen = rustc_hash::FxHashSet::default();
+        for (i, e) in doc.entries.unwrap_or_default().into_iter().enumerate() {
+            let entry = self.channel_entry(&origin, i, e)?;
+            if !seen.insert(entry.name.clone()) {
+                let msg = format!("channel {name:?} lists {:?} twice; the first entry is kept", entry.name);
+                self.warn(WarningKind::DuplicateEntry, &origin, format!("entries[{i}]"), msg);
+                continue;
+            }
+            entries.push(entry);
+        }
+        self.channels.push(ChannelRec {
+            package,
+            name,
+            entries,
+            origin,
+        });
+        Ok(())
+    }
+
+    fn channel_entry(&mut self, origin: &Origin, i: usize, e: EntryDoc<'_>) -> Result<ChannelEntry, LoadError> {
+        let name = required(origin, &format!("entries[{i}].name"), e.name)?;
+        let skip_range = match e.skip_range.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(raw) => self.parse_skip_range(origin, i, &name, raw),
+        };
+        Ok(ChannelEntry {
+            replaces: e.replaces.filter(|r| !r.is_empty()).map(Cow::into_owned),
+            skips: e.skips.unwrap_or_default().into_iter().filter(|s| !s.is_empty()).collect(),
+            skip_range,
+            bundle: None,
+            name,
+        })
+    }
+
+    fn parse_skip_range(&mut self, origin: &Origin, i: usize, name: &str, raw: &str) -> Option<VersionRange> {
+        let field = format!("entries[{i}].skipRange");
+        match VersionRange::parse_tolerant(raw) {
+            Ok((range, repairs)) => {
+                for r in repairs {
+                    let msg = format!("entry {name:?}: skipRange {raw:?} repaired: {r}");
+                    self.warn(WarningKind::RepairedRange, origin, field.clone(), msg);
+                }
+                Some(range)
+            }
+            Err(e) => {
+                let msg = format!("entry {name:?}: skipRange ignored: {e}");
+                self.warn(WarningKind::InvalidSkipRange, origin, field, msg);
+                None
+            }
+        }
+    }
+
+    fn add_deprecations<P>(&mut self, origin: Origin, doc: Doc<'_, P>) -> Result<(), LoadError> {
+        let package = required(&origin, "package", doc.package)?;
+        for (i, e) in doc.entries.unwrap_or_default().into_iter().enumerate() {
+            let field = format!("entries[{i}].reference");
+            let reference = match e.reference {
+                None => Err("entry has no reference".to_string()),
+                Some(r) => deprecation_ref(r.schema.as_deref(), r.name),
+            };
+            match reference {
+                Ok(reference) => self.deprecations.push(DeprecationRec {
+                    package: package.clone(),
+                    reference,
+                    message: e.message.map(Cow::into_owned).unwrap_or_default(),
+                }),
+                Err(msg) => self.warn(WarningKind::InvalidDeprecation, &origin, field, msg),
+            }
+        }
+        Ok(())
+    }
+
+    fn add_bundle<'a, P: Into<Prop<'a>>>(
+        &mut self,
+        origin: Origin,
+        doc: Doc<'a, P>,
+        keep_heavy: bool,
+    ) -> Result<(), LoadError> {
+        let package = required(&origin, "package", doc.package)?;
+        let name = required(&origin, "name", doc.name)?;
+        let mut b = BundleBuilder::default();
+        for (i, p) in doc.properties.unwrap_or_default().into_iter().enumerate() {
+            b.property(self, &origin, i, p.into(), keep_heavy)?;
+        }
+        let Some((field, pkg_name, version)) = b.package.take() else {
+            return Err(LoadError::Invalid {
+                origin,
+                field: "properties".into(),
+                message: format!("bundle {name:?} has no olm.package property, so no version"),
+            });
+        };
+        let version = Version::parse(&version).map_err(|e| LoadError::Invalid {
+            origin: origin.clone(),
+            field: format!("{field}.version"),
+            message: format!("bundle {name:?}: {e}"),
+        })?;
+        if pkg_name != package {
+            let msg = format!(
+                "bundle {name:?} is in package {package:?} but its olm.package property says {pkg_name:?}"
+            );
+            self.warn(WarningKind::PackageNameMismatch, &origin, format!("{field}.packageName"), msg);
+        }
+        self.bundles.push(b.finish(package, name, version, doc.image, origin));
+        Ok(())
+    }
+}
+
+fn deprecation_ref(schema: Option<&str>, name: Option<Cow<'_, str>>) -> Result<DeprecationRef, String> {
+    let name = name.filter(|n| !n.is_empty()).map(Cow::into_owned);
+    match (schema, name) {
+        (Some("olm.package"), _) => Ok(DeprecationRef::Package),
+        (Some("olm.channel"), Some(n)) => Ok(DeprecationRef::Channel(n)),
+        (Some("olm.bundle"), Some(n)) => Ok(DeprecationRef::Bundle(n)),
+        (Some("olm.channel" | "olm.bundle"), None) => Err("reference has no name".into()),
+        (other, _) => Err(format!("unknown reference schema {other:?}")),
+    }
+}
+
+fn required(origin: &Origin, field: &str, v: Option<Cow<'_, str>>) -> Result<String, LoadError> {
+    match v {
+        Some(s) if !s.is_empty() => Ok(s.into_owned()),
+        _ => Err(LoadError::Invalid {
+            origin: origin.clone(),
+            field: field.to_string(),
+            message: "required field is missing or empty".into(),
+        }),
+    }
+}
+
+/// A required string inside a typed property's value.
+fn flat_str(v: Option<LooseStr>, key: &str) -> Result<String, String> {
+    match v {
+        None => Err(format!("`{key}` is missing")),
+        Some(LooseStr(Ok(s))) => Ok(s),
+        Some(LooseStr(Err(found))) => Err(format!("`{key}` must be a string, found {found}")),
+    }
+}
+
+fn flat_gvk(f: FlatProps) -> Result<Gvk, String> {
+    let group = match f.group {
+        None => String::new(),
+        g => flat_str(g, "group")?,
+    };
+    Ok(Gvk {
+        group,
+        version: flat_str(f.version, "version")?,
+        kind: flat_str(f.kind, "kind")?,
+    })
+}
+
+/// Accumulates a bundle's typed properties.
+#[derive(Default)]
+struct BundleBuilder {
+    /// (field path, packageName, version) of the `olm.package` property.
+    package: Option<(String, String, String)>,
+    provides: Vec<Gvk>,
+    labels: Vec<String>,
+    requires_packages: Vec<PackageRequirement>,
+    requires_gvks: Vec<Gvk>,
+    requires_labels: Vec<String>,
+    constraints: Vec<Box<RawValue>>,
+    deprecated: bool,
+    properties: Vec<OpaqueProperty>,
+}
+
+impl BundleBuilder {
+    fn property(
+        &mut self,
+        recs: &mut Records,
+        origin: &Origin,
+        i: usize,
+        p: Prop<'_>,
+        keep_heavy: bool,
+    ) -> Result<(), LoadError> {
+        let Some(kind_name) = p.kind.filter(|k| !k.is_empty()) else {
+            let msg = "property has no `type`; ignored".to_string();
+            recs.warn(WarningKind::InvalidProperty, origin, format!("properties[{i}]"), msg);
+            return Ok(());
+        };
+        let kind = Kind::of(&kind_name);
+        if kind == Kind::Deprecated {
+            self.deprecated = true;
+            return Ok(());
+        }
+        let field = format!("properties[{i}].value");
+        if matches!(p.value, PropVal::Missing) {
+            let msg = format!("{kind_name} property has no value");
+            recs.warn(WarningKind::PropertyWithoutValue, origin, field, msg);
+            if kind == Kind::Other {
+                self.properties.push(OpaqueProperty {
+                    kind: kind_name.into_owned(),
+                    value: RawValue::NULL.to_owned(),
+                });
+            }
+            return Ok(());
+        }
+        match kind {
+            Kind::Constraint | Kind::Heavy | Kind::Other => {
+                self.opaque(kind, kind_name, p.value, keep_heavy);
+                Ok(())
+            }
+            _ => {
+                let flat = p.value.into_flat();
+                self.typed(recs, origin, (kind, &kind_name, field), flat)
+            }
+        }
+    }
+
+    fn opaque(&mut self, kind: Kind, kind_name: Cow<'_, str>, value: PropVal<'_>, keep_heavy: bool) {
+        if kind == Kind::Heavy && !keep_heavy {
+            return;
+        }
+        let Some(raw) = value.into_raw() else { return };
+        if kind == Kind::Constraint {
+            self.constraints.push(raw);
+        } else {
+            self.properties.push(OpaqueProperty {
+                kind: kind_name.into_owned(),
+                value: raw,
+            });
+        }
+    }
+
+    fn typed(
+        &mut self,
+        recs: &mut Records,
+        origin: &Origin,
+        (kind, kind_name, field): (Kind, &str, String),
+        flat: Result<FlatProps, String>,
+    ) -> Result<(), LoadError> {
+        let message = match flat.and_then(|f| self.apply(kind, f, &field)) {
+            Ok(repairs) => {
+                for r in repairs {
+                    let msg = format!("{kind_name} versionRange repaired: {r}");
+                    recs.warn(WarningKind::RepairedRange, origin, format!("{field}.versionRange"), msg);
+                }
+                return Ok(());
+            }
+            Err(message) => message,
+        };
+        let provided = matches!(kind, Kind::Gvk | Kind::Label);
+        if provided {
+            let msg = format!("{kind_name} property ignored: {message}");
+            recs.warn(WarningKind::InvalidProperty, origin, field, msg);
+            return Ok(());
+        }
+        Err(LoadError::Invalid {
+            origin: origin.clone(),
+            field,
+            message: format!("invalid {kind_name} property: {message}"),
+        })
+    }
+
+    /// Records a typed property; returns the repairs made to its version range.
+    fn apply(&mut self, kind: Kind, f: FlatProps, field: &str) -> Result<Vec<String>, String> {
+        match kind {
+            Kind::Package => {
+                let name = flat_str(f.package_name, "packageName")?;
+                let version = flat_str(f.version, "version")?;
+                match &self.package {
+                    None => self.package = Some((field.to_string(), name, version)),
+                    Some((_, n, v)) if *n == name && *v == version => {}
+                    Some((first, ..)) => return Err(format!("more than one olm.package property (first at {first})")),
+                }
+            }
+            Kind::Gvk => self.provides.push(flat_gvk(f)?),
+            Kind::GvkRequired => self.requires_gvks.push(flat_gvk(f)?),
+            Kind::Label => self.labels.push(flat_str(f.label, "label")?),
+            Kind::LabelRequired => self.requires_labels.push(flat_str(f.label, "label")?),
+            Kind::PackageRequired => {
+                let package = flat_str(f.package_name, "packageName")?;
+                let raw = flat_str(f.version_range, "versionRange")?;
+                let (range, repairs) = VersionRange::parse_tolerant(&raw).map_err(|e| e.to_string())?;
+                self.requires_packages.push(PackageRequirement { package, range });
+                return Ok(repairs);
+            }
+            _ => {}
+        }
+        Ok(Vec::new())
+    }
+
+    fn finish(
+        mut self,
+        package: String,
+        name: String,
+        version: Version,
+        image: Option<Cow<'_, str>>,
+        origin: Origin,
+    ) -> BundleRec {
+        for v in [&mut self.provides, &mut self.requires_gvks] {
+            v.sort();
+            v.dedup();
+        }
+        for v in [&mut self.labels, &mut self.requires_labels] {
+            v.sort();
+            v.dedup();
+        }
+        BundleRec {
+            package,
+            name,
+            version,
+            image: image.filter(|i| !i.is_empty()).map(Cow::into_owned),
+            provides: self.provides,
+            labels: self.labels,
+            requires_packages: self.requires_packages,
+            requires_gvks: self.requires_gvks,
+            requires_labels: self.requires_labels,
+            constraints: self.constraints,
+            deprecated: self.deprecated,
+            properties: self.properties,
+            origin,
+        }
+    }
+}
+

@@ -1,0 +1,20 @@
+//! Catalogs: loading File-Based Catalogs (JSON and YAML), the merged and interned model, and
+//! channel graphs.
+
+mod channel;
+mod error;
+mod fbc;
+pub mod inspect;
+mod intern;
+mod model;
+mod set;
+
+pub use channel::{ChannelError, ChannelGraph};
+pub use error::{LoadError, Warning};
+pub use fbc::LoadOptions;
+pub use intern::Interner;
+pub use model::{
+    Bundle, BundleId, CatalogId, Channel, ChannelEntry, Deprecation, DeprecationRef, Gvk, GvkId,
+    OpaqueProperty, Origin, Package, PackageId, PackageRequirement,
+};
+pub use set::{CatalogInfo, CatalogSet, CatalogSource};

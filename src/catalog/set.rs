@@ -1,0 +1,150 @@
+//! The merged view of every loaded catalog, with interned ids and lookup indexes.
+
+use std::path::PathBuf;
+
+use rustc_hash::FxHashMap;
+
+use super::error::Warning;
+use super::intern::Interner;
+use super::model::{
+    Bundle, BundleId, CatalogId, Deprecation, Gvk, GvkId, Package, PackageId,
+};
+
+/// A catalog to load: a name, a file or directory, and a priority (higher is preferred).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CatalogSource {
+    /// Name used in answers and preferences.
+    pub name: String,
+    /// File or directory of FBC documents.
+    pub path: PathBuf,
+    /// Catalog priority; higher is preferred (OLM `CatalogSource.spec.priority`).
+    pub priority: i32,
+}
+
+/// A loaded catalog's identity.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CatalogInfo {
+    /// Name.
+    pub name: String,
+    /// Priority; higher is preferred.
+    pub priority: i32,
+    /// Path it was loaded from.
+    pub path: String,
+}
+
+/// Every loaded catalog, merged. Ids are assigned in a canonical order (catalog, package
+/// name, bundle name), so the same inputs in any file or document order give the same ids.
+#[derive(Clone, Debug, Default)]
+pub struct CatalogSet {
+    /// Loaded catalogs, indexed by [`CatalogId`].
+    pub catalogs: Vec<CatalogInfo>,
+    /// `olm.package` entries, sorted by (package name, catalog).
+    pub packages: Vec<Package>,
+    /// Bundles, indexed by [`BundleId`].
+    pub bundles: Vec<Bundle>,
+    /// `olm.deprecations` entries.
+    pub deprecations: Vec<Deprecation>,
+    /// Non-fatal problems found while loading.
+    pub warnings: Vec<Warning>,
+    pub(crate) package_names: Interner<String>,
+    pub(crate) gvks: Interner<Gvk>,
+    pub(crate) index: Index,
+}
+
+/// Lookup tables built once after loading.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Index {
+    /// Bundles of each package (all catalogs), in id order.
+    pub bundles_of: FxHashMap<PackageId, Vec<BundleId>>,
+    /// Bundles providing each GVK, in id order.
+    pub providers: FxHashMap<GvkId, Vec<BundleId>>,
+    /// (catalog, bundle name) → bundle.
+    pub by_name: FxHashMap<(CatalogId, String), BundleId>,
+    /// (package, catalog) → position in `packages`.
+    pub package_entry: FxHashMap<(PackageId, CatalogId), usize>,
+}
+
+impl CatalogSet {
+    /// Rebuilds the lookup indexes from `packages` and `bundles`.
+    pub(crate) fn reindex(&mut self) {
+        let mut index = Index::default();
+        for b in &self.bundles {
+            index.bundles_of.entry(b.package).or_default().push(b.id);
+            for g in &b.provides {
+                index.providers.entry(*g).or_default().push(b.id);
+            }
+            index.by_name.insert((b.catalog, b.name.clone()), b.id);
+        }
+        for (i, p) in self.packages.iter().enumerate() {
+            index.package_entry.insert((p.id, p.catalog), i);
+        }
+        self.index = index;
+    }
+
+    /// The bundle with this id.
+    pub fn bundle(&self, id: BundleId) -> Option<&Bundle> {
+        self.bundles.get(id.0 as usize)
+    }
+
+    /// The name of a package id ("?" for an id from another set).
+    pub fn package_name(&self, id: PackageId) -> &str {
+        self.package_names.value(id.0).map_or("?", String::as_str)
+    }
+
+    /// The id of a package name, if any catalog mentions it.
+    pub fn package_id(&self, name: &str) -> Option<PackageId> {
+        self.package_names.get(name).map(PackageId)
+    }
+
+    /// The GVK of an id.
+    pub fn gvk(&self, id: GvkId) -> Option<&Gvk> {
+        self.gvks.value(id.0)
+    }
+
+    /// The id of a GVK, if any bundle provides or requires it.
+    pub fn gvk_id(&self, gvk: &Gvk) -> Option<GvkId> {
+        self.gvks.get(gvk).map(GvkId)
+    }
+
+    /// Every bundle of a package, across catalogs.
+    pub fn bundles_of(&self, package: PackageId) -> &[BundleId] {
+        self.index.bundles_of.get(&package).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every bundle providing a GVK.
+    pub fn providers(&self, gvk: GvkId) -> &[BundleId] {
+        self.index.providers.get(&gvk).map_or(&[], Vec::as_slice)
+    }
+
+    /// A bundle by catalog and name.
+    pub fn find_bundle(&self, catalog: CatalogId, name: &str) -> Option<BundleId> {
+        self.index.by_name.get(&(catalog, name.to_string())).copied()
+    }
+
+    /// The `olm.package` entry of a package in a catalog.
+    pub fn package_in(&self, package: PackageId, catalog: CatalogId) -> Option<&Package> {
+        let i = *self.index.package_entry.get(&(package, catalog))?;
+        self.packages.get(i)
+    }
+
+    /// Every catalog's entry for a package, in catalog id order.
+    pub fn package_entries(&self, package: PackageId) -> impl Iterator<Item = &Package> {
+        self.packages.iter().filter(move |p| p.id == package)
+    }
+
+    /// A catalog by name.
+    pub fn catalog_id(&self, name: &str) -> Option<CatalogId> {
+        let i = self.catalogs.iter().position(|c| c.name == name)?;
+        Some(CatalogId(u32::try_from(i).ok()?))
+    }
+
+    /// A catalog's info.
+    pub fn catalog(&self, id: CatalogId) -> Option<&CatalogInfo> {
+        self.catalogs.get(id.0 as usize)
+    }
+
+    /// Number of distinct package names.
+    pub fn package_count(&self) -> usize {
+        self.package_names.len()
+    }
+}

@@ -1,0 +1,136 @@
+//! `deppy catalog inspect|validate PATH[:PRIORITY]... [-o text|json|yaml]`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand};
+use serde::Serialize;
+
+use super::{EXIT_FAILED, EXIT_OK, Format};
+use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions, inspect};
+
+/// Catalog subcommands.
+#[derive(Debug, Subcommand)]
+pub enum CatalogCommand {
+    /// Show packages, channels (head and order), bundle counts and GVK providers.
+    Inspect(CatalogArgs),
+    /// Check every channel graph and every reference; exit 1 when any error is found.
+    Validate(CatalogArgs),
+}
+
+/// Arguments shared by the catalog subcommands.
+#[derive(Debug, Args)]
+pub struct CatalogArgs {
+    /// Catalog file or directory, with an optional priority (higher is preferred, default
+    /// 0). The catalog is named after the last path component, without extension.
+    #[arg(required = true, value_name = "PATH[:PRIORITY]")]
+    paths: Vec<String>,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = Format::Text)]
+    output: Format,
+}
+
+/// The last component of a path, without a `.json` / `.yaml` / `.yml` extension (a
+/// directory such as `community-v4.22` keeps its dots).
+fn catalog_name(path: &Path) -> Option<&str> {
+    let known = matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("json" | "yaml" | "yml")
+    );
+    let name = if known { path.file_stem() } else { path.file_name() };
+    name.and_then(|s| s.to_str())
+}
+
+/// Splits `PATH[:PRIORITY]`. A string naming an existing path is always a path.
+pub(super) fn parse_source(arg: &str) -> anyhow::Result<CatalogSource> {
+    let (path, priority) = match arg.rsplit_once(':') {
+        Some((p, prio)) if !p.is_empty() && !Path::new(arg).exists() => {
+            let priority = prio
+                .parse::<i32>()
+                .with_context(|| format!("{arg:?}: priority {prio:?} is not an integer"))?;
+            (PathBuf::from(p), priority)
+        }
+        _ => (PathBuf::from(arg), 0),
+    };
+    let name = catalog_name(&path)
+        .filter(|s| !s.is_empty() && *s != "." && *s != "..")
+        .map(str::to_string)
+        .or_else(|| {
+            let canonical = std::fs::canonicalize(&path).ok()?;
+            catalog_name(&canonical).map(str::to_string)
+        })
+        .with_context(|| format!("{arg:?}: cannot name a catalog after this path"))?;
+    Ok(CatalogSource {
+        name,
+        path,
+        priority,
+    })
+}
+
+fn load(paths: &[String]) -> anyhow::Result<CatalogSet> {
+    let mut sources: Vec<CatalogSource> = Vec::new();
+    for arg in paths {
+        let source = parse_source(arg)?;
+        if let Some(other) = sources.iter().find(|s| s.name == source.name) {
+            bail!(
+                "two catalogs would be named {:?} ({} and {}); rename one",
+                source.name,
+                other.path.display(),
+                source.path.display()
+            );
+        }
+        sources.push(source);
+    }
+    Ok(CatalogSet::load(&sources, &LoadOptions::default())?)
+}
+
+pub(super) fn render<T: Serialize>(report: &T, format: Format, text: impl FnOnce() -> String) -> anyhow::Result<String> {
+    Ok(match format {
+        Format::Text => text(),
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(report)?;
+            s.push('\n');
+            s
+        }
+        Format::Yaml => serde_saphyr::to_string(report)?,
+    })
+}
+
+/// Runs a catalog subcommand and returns its exit code.
+pub fn run(cmd: CatalogCommand) -> anyhow::Result<u8> {
+    match cmd {
+        CatalogCommand::Inspect(args) => {
+            let set = load(&args.paths)?;
+            for w in &set.warnings {
+                log::warn!("{w}");
+            }
+            let report = inspect::inspect(&set);
+            print!("{}", render(&report, args.output, || report.to_text())?);
+            Ok(EXIT_OK)
+        }
+        CatalogCommand::Validate(args) => {
+            let set = load(&args.paths)?;
+            let report = inspect::validate(&set);
+            print!("{}", render(&report, args.output, || report.to_text())?);
+            Ok(if report.has_errors() { EXIT_FAILED } else { EXIT_OK })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_with_and_without_priority() {
+        let s = parse_source("some/dir/community-v4.22:5").unwrap();
+        assert_eq!(s.name, "community-v4.22");
+        assert_eq!(s.path, PathBuf::from("some/dir/community-v4.22"));
+        assert_eq!(s.priority, 5);
+        let s = parse_source("x/odf-dev:-3").unwrap();
+        assert_eq!((s.name.as_str(), s.priority), ("odf-dev", -3));
+        let s = parse_source("x/catalog.yaml").unwrap();
+        assert_eq!((s.name.as_str(), s.priority), ("catalog", 0));
+        assert!(parse_source("x/odf-dev:high").is_err());
+    }
+}

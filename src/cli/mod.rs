@@ -1,0 +1,53 @@
+//! Argument definitions and dispatch for the `deppy` binary.
+
+mod catalog;
+mod resolve;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Success: resolved, or a catalog without errors.
+pub const EXIT_OK: u8 = 0;
+/// Unsatisfiable request, or a catalog with errors.
+pub const EXIT_FAILED: u8 = 1;
+/// Bad input or usage.
+pub const EXIT_BAD_INPUT: u8 = 2;
+
+/// deppy: an explainable dependency resolver for OLM catalogs.
+#[derive(Debug, Parser)]
+#[command(name = "deppy", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Inspect and validate catalogs.
+    #[command(subcommand)]
+    Catalog(catalog::CatalogCommand),
+    /// Resolve a request against catalogs (exit 0 resolved, 1 unsatisfiable, 2 bad input).
+    Resolve(resolve::ResolveArgs),
+    /// Solve a generic problem of variables and constraints (exit 0, 1 or 2 as resolve).
+    Solve(resolve::SolveArgs),
+}
+
+/// Output format of a command.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Plain text for people.
+    #[default]
+    Text,
+    /// JSON.
+    Json,
+    /// YAML.
+    Yaml,
+}
+
+/// Runs a parsed command and returns its exit code.
+pub fn run(cli: Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        Command::Catalog(cmd) => catalog::run(cmd),
+        Command::Resolve(args) => resolve::resolve(args),
+        Command::Solve(args) => resolve::solve(args),
+    }
+}

@@ -1,0 +1,59 @@
+//! Words for the generic model (`deppy solve`): ids stand for themselves.
+
+use crate::generic::{GenericFile, Label, RawConstraint};
+use crate::solver::{Cause, DerivationTree, Term};
+
+use super::words::list;
+
+fn constraint(file: &GenericFile, l: &Label) -> String {
+    let s = &l.subject;
+    match &l.constraint {
+        RawConstraint::Mandatory(_) => format!("{s} is mandatory"),
+        RawConstraint::Prohibited(_) => format!("{s} is prohibited"),
+        RawConstraint::Dependency(d) if d.is_empty() => format!("{s} depends on nothing that exists"),
+        RawConstraint::Dependency(d) => format!("{s} depends on {}", list(d, "or")),
+        RawConstraint::Conflict(o) => format!("{s} conflicts with {o}"),
+        RawConstraint::AtMost(a) => {
+            let _ = file;
+            format!("at most {} of {} may be selected ({s})", a.n, list(&a.ids, "and"))
+        }
+    }
+}
+
+fn terms(file: &GenericFile, t: &[Term]) -> String {
+    let on: Vec<String> = t.iter().filter(|t| t.selected).map(|t| file.id(t.var).to_string()).collect();
+    let off: Vec<String> = t.iter().filter(|t| !t.selected).map(|t| file.id(t.var).to_string()).collect();
+    match (on.is_empty(), off.is_empty()) {
+        (true, true) => "no selection exists".to_string(),
+        (false, true) if on.len() == 1 => format!("{} cannot be selected", list(&on, "and")),
+        (false, true) => format!("{} cannot all be selected", list(&on, "and")),
+        (true, false) => format!("one of {} must be selected", list(&off, "or")),
+        (false, false) => format!("{} needs {}", list(&on, "and"), list(&off, "or")),
+    }
+}
+
+/// Words a generic failure: the constraints used, then each derivation step.
+pub fn explain_generic(tree: &DerivationTree<Label>, file: &GenericFile) -> String {
+    let mut out = String::from("No selection exists. Because:\n");
+    let mut seen: Vec<&Label> = Vec::new();
+    for l in tree.external_causes() {
+        if !seen.contains(&l) {
+            seen.push(l);
+            out.push_str(&format!("  - {}\n", constraint(file, l)));
+        }
+    }
+    let say = |i: usize| match tree.nodes.get(i) {
+        Some(n) => match &n.cause {
+            Cause::External(l) => constraint(file, l),
+            Cause::Derived { .. } => format!("({}) {}", i + 1, terms(file, &n.terms)),
+        },
+        None => String::new(),
+    };
+    out.push_str("Derivation:\n");
+    for (i, n) in tree.nodes.iter().enumerate() {
+        if let Cause::Derived { left, right, .. } = n.cause {
+            out.push_str(&format!("  ({}) Because {} and {}, {}.\n", i + 1, say(left), say(right), terms(file, &n.terms)));
+        }
+    }
+    out
+}

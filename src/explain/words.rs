@@ -1,0 +1,213 @@
+//! One sentence per reason kind: the only place deppy words its reasons.
+
+use crate::catalog::BundleId;
+use crate::request::Request;
+use crate::resolve::reason::{Dependency, Exclusion, Mismatch, Reason, Rejection};
+use crate::resolve::{Subject, Universe};
+use crate::solver::Term;
+
+/// What the wording needs: names of bundles, packages and APIs, and the request.
+pub struct Words<'a> {
+    pub u: &'a Universe<'a>,
+    pub request: &'a Request,
+    pub subjects: &'a [Subject],
+}
+
+/// At most this many names are listed before "and N more".
+const LIST_MAX: usize = 6;
+
+pub fn list(names: &[String], conj: &str) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        _ if names.len() > LIST_MAX => {
+            format!("{}, {conj} {} more", names[..LIST_MAX].join(", "), names.len() - LIST_MAX)
+        }
+        [init @ .., last] => format!("{} {conj} {last}", init.join(", ")),
+    }
+}
+
+impl Words<'_> {
+    pub fn bundle(&self, b: BundleId) -> String {
+        let bundle = self.u.bundle(b);
+        if self.u.is_installed(b) {
+            format!("{} (installed)", bundle.name)
+        } else {
+            bundle.name.clone()
+        }
+    }
+
+    /// A requirement as the user wrote it: "etcd in channel alpha at versions >=0.9.0".
+    pub fn requirement(&self, r: usize) -> String {
+        let Some(q) = self.request.require.get(r) else {
+            return format!("requirement {r}");
+        };
+        let mut s = format!("package {}", q.package);
+        if let Some(c) = &q.channel {
+            s.push_str(&format!(" in channel {c}"));
+        }
+        if let Some(v) = &q.version_range {
+            s.push_str(&format!(" at versions {v}"));
+        }
+        if let Some(b) = &q.bundle {
+            s.push_str(&format!(" pinned to bundle {b}"));
+        }
+        if let Some(c) = &q.catalog {
+            s.push_str(&format!(" from catalog {c}"));
+        }
+        s
+    }
+
+    pub fn subject(&self, v: crate::solver::Var) -> String {
+        match self.subjects.get(v.0 as usize) {
+            Some(Subject::Bundle(b)) => self.bundle(*b),
+            Some(Subject::Requirement(r)) => format!("your requirement of {}", self.requirement(*r)),
+            None => format!("variable {}", v.0),
+        }
+    }
+
+    /// The words for one incompatibility's terms ("these cannot all hold").
+    pub fn terms(&self, terms: &[Term]) -> String {
+        let on: Vec<String> = terms.iter().filter(|t| t.selected).map(|t| self.subject(t.var)).collect();
+        let off: Vec<String> = terms.iter().filter(|t| !t.selected).map(|t| self.subject(t.var)).collect();
+        match (on.as_slice(), off.as_slice()) {
+            ([], []) => "no resolution exists".to_string(),
+            ([one], []) if one.starts_with("your requirement") => format!("{one} cannot be met"),
+            ([one], []) => format!("{one} cannot be installed"),
+            (_, []) => format!("{} cannot be installed together", list(&on, "and")),
+            ([], _) => format!("one of {} must be installed", list(&off, "or")),
+            _ => format!("{} needs {}", list(&on, "and"), list(&off, "or")),
+        }
+    }
+
+    pub fn dependency(&self, d: &Dependency) -> String {
+        match d {
+            Dependency::Package { package, range } if range.raw() == "*" => format!("package {package}"),
+            Dependency::Package { package, range } => format!("package {package} at versions {range}"),
+            Dependency::Gvk(g) => match self.u.gvk(*g) {
+                Some(g) => format!("an API {g}"),
+                None => "an unknown API".to_string(),
+            },
+            Dependency::Label(l) => format!("a bundle with label {l}"),
+        }
+    }
+
+    pub fn exclusion(&self, e: Exclusion) -> &'static str {
+        match e {
+            Exclusion::Deprecated => "it is deprecated (olm.deprecated)",
+            Exclusion::NotInChannel => "no channel has it on its upgrade path (skipped, or in no channel)",
+        }
+    }
+
+    fn rejection(&self, r: usize, why: Rejection) -> String {
+        let q = self.request.require.get(r);
+        match why {
+            Rejection::Excluded(e) => self.exclusion(e).to_string(),
+            Rejection::Mismatch(Mismatch::OtherCatalog) => "it is from another catalog".to_string(),
+            Rejection::Mismatch(Mismatch::OtherChannel) => match q.and_then(|q| q.channel.as_deref()) {
+                Some(c) => format!("it is not in channel {c}"),
+                None => "it is not in the channel asked for".to_string(),
+            },
+            Rejection::Mismatch(Mismatch::OutOfRange) => match q.and_then(|q| q.version_range.as_ref()) {
+                Some(v) => format!("it is outside the range {v}"),
+                None => "it is outside the range asked for".to_string(),
+            },
+            Rejection::Mismatch(Mismatch::NotPinned) => "it is not the pinned bundle".to_string(),
+            Rejection::NotAnUpgrade => "it is not one upgrade edge away from the installed bundle".to_string(),
+        }
+    }
+
+    /// Why no bundle meets requirement `r`, when the catalogs lack what it names.
+    fn missing(&self, r: usize) -> Option<String> {
+        let q = self.request.require.get(r)?;
+        let set = self.u.set;
+        let Some(p) = set.package_id(&q.package) else {
+            return Some(format!("no catalog has a package named {}", q.package));
+        };
+        if let Some(c) = &q.catalog
+            && set.catalog_id(c).is_none()
+        {
+            return Some(format!("no catalog named {c} is loaded"));
+        }
+        if let Some(ch) = &q.channel
+            && !set.package_entries(p).any(|e| e.channels.iter().any(|c| &c.name == ch))
+        {
+            return Some(format!("package {} has no channel {ch}", q.package));
+        }
+        if let Some(b) = &q.bundle
+            && !set.bundles_of(p).iter().any(|x| set.bundle(*x).is_some_and(|x| &x.name == b))
+        {
+            return Some(format!("package {} has no bundle named {b}", q.package));
+        }
+        None
+    }
+
+    /// Groups rejected bundles by reason: "a, b: it is outside the range >=2.0.0".
+    fn rejections(&self, r: usize, rejected: &[(BundleId, Rejection)]) -> Vec<String> {
+        let mut groups: Vec<(Rejection, Vec<String>)> = Vec::new();
+        for (b, why) in rejected {
+            match groups.iter_mut().find(|(w, _)| w == why) {
+                Some((_, names)) => names.push(self.bundle(*b)),
+                None => groups.push((*why, vec![self.bundle(*b)])),
+            }
+        }
+        groups.sort_by(|a, b| a.0.cmp(&b.0));
+        groups
+            .into_iter()
+            .map(|(why, names)| format!("{} excluded: {}", list(&names, "and"), self.rejection(r, why)))
+            .collect()
+    }
+
+    /// One sentence for an external reason, given the terms of its incompatibility.
+    pub fn reason(&self, reason: &Reason, terms: &[Term]) -> String {
+        let others: Vec<String> = terms.iter().filter(|t| !t.selected).map(|t| self.subject(t.var)).collect();
+        let on: Vec<String> = terms.iter().filter(|t| t.selected).map(|t| self.subject(t.var)).collect();
+        match reason {
+            Reason::Required(r) => format!("you require {}", self.requirement(*r)),
+            Reason::RequirementCandidates { requirement, rejected } => {
+                let what = self.requirement(*requirement);
+                let mut s = if others.is_empty() {
+                    match self.missing(*requirement) {
+                        Some(m) => format!("no bundle satisfies {what}: {m}"),
+                        None => format!("no bundle satisfies {what}"),
+                    }
+                } else {
+                    format!("{what} is satisfied by {}", list(&others, "or"))
+                };
+                let rej = self.rejections(*requirement, rejected);
+                if !rej.is_empty() {
+                    s.push_str(&format!(" ({})", rej.join("; ")));
+                }
+                s
+            }
+            Reason::Dependency { bundle, dependency, excluded } => {
+                let mut s = format!("{} requires {}", self.bundle(*bundle), self.dependency(dependency));
+                let ex: Vec<String> = excluded.iter().map(|(b, _)| self.bundle(*b)).collect();
+                match (others.is_empty(), excluded.is_empty()) {
+                    (true, true) => s.push_str(", and no bundle in the catalogs provides it"),
+                    (true, false) => {
+                        let whys: Vec<String> = excluded
+                            .iter()
+                            .map(|(b, e)| format!("{} is excluded because {}", self.bundle(*b), self.exclusion(*e)))
+                            .collect();
+                        let only = if ex.len() == 1 { "only " } else { "" };
+                        s.push_str(&format!("; {only}{} provides it, and {}", list(&ex, "and"), list(&whys, "and")));
+                    }
+                    (false, _) => s.push_str(&format!("; {} provides it", list(&others, "or"))),
+                }
+                s
+            }
+            Reason::OnePerPackage(p) => format!(
+                "{} are bundles of package {}, and only one bundle of a package can be installed",
+                list(&on, "and"),
+                self.u.package_name(*p)
+            ),
+            Reason::OnePerGvk(g) => format!(
+                "{} all provide {}, and only one installed bundle may provide an API",
+                list(&on, "and"),
+                self.u.gvk(*g).map_or_else(|| "the same API".to_string(), |g| format!("API {g}"))
+            ),
+            Reason::KeepInstalled(b) => format!("keepInstalled keeps {} installed", self.bundle(*b)),
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! What the user asks for: catalogs, required packages, installed bundles, and options.
+//! Read from YAML or JSON (`deppy resolve request.yaml`) or built in code.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::range::VersionRange;
+
+/// A resolution request.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Request {
+    /// Accepted so a request reads like a Kubernetes object (`deppy.io/v1alpha1`).
+    #[serde(default)]
+    pub api_version: Option<String>,
+    /// Accepted so a request reads like a Kubernetes object (`Request`).
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Catalogs to load; paths are relative to the request file.
+    #[serde(default)]
+    pub catalogs: Vec<CatalogRef>,
+    /// Packages that must be installed.
+    #[serde(default)]
+    pub require: Vec<Requirement>,
+    /// What the cluster runs now.
+    #[serde(default)]
+    pub installed: Vec<InstalledBundle>,
+    /// Every installed package stays installed (OLM v0 behaviour).
+    #[serde(default)]
+    pub keep_installed: bool,
+    /// Admin constraints (not supported yet: must be empty).
+    #[serde(default)]
+    pub constraints: Vec<serde_json::Value>,
+    /// Cluster runtime properties and constraints (not supported yet: must be empty).
+    #[serde(default)]
+    pub cluster: Cluster,
+}
+
+/// A catalog named in a request.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogRef {
+    /// Name; defaults to the last path component.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// File or directory.
+    pub path: PathBuf,
+    /// Priority; higher is preferred.
+    #[serde(default)]
+    pub priority: i32,
+}
+
+/// A required package.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Requirement {
+    /// Package name.
+    pub package: String,
+    /// Only this channel.
+    #[serde(default)]
+    pub channel: Option<String>,
+    /// Only versions in this range (OLM range syntax).
+    #[serde(default)]
+    pub version_range: Option<VersionRange>,
+    /// Exactly this bundle (by name; may be a skipped entry).
+    #[serde(default)]
+    pub bundle: Option<String>,
+    /// Only from this catalog.
+    #[serde(default)]
+    pub catalog: Option<String>,
+}
+
+/// An installed bundle.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InstalledBundle {
+    /// Bundle name.
+    pub bundle: String,
+    /// Package name.
+    pub package: String,
+    /// Installed version.
+    pub version: crate::version::Version,
+    /// Catalog it came from, when known.
+    #[serde(default)]
+    pub catalog: Option<String>,
+    /// Its properties (used when no catalog has the bundle any more).
+    #[serde(default)]
+    pub properties: Vec<serde_json::Value>,
+}
+
+/// The cluster as a virtual node.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Cluster {
+    /// Properties the cluster provides.
+    #[serde(default)]
+    pub properties: Vec<serde_json::Value>,
+    /// Constraints on every candidate.
+    #[serde(default)]
+    pub constraints: Vec<serde_json::Value>,
+}
+
+/// A request file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    /// The file could not be read.
+    #[error("{file}: cannot read: {source}")]
+    Read {
+        /// The file.
+        file: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not a valid request.
+    #[error("{file}: {message}")]
+    Parse {
+        /// The file.
+        file: String,
+        /// What is wrong, with line and field when known.
+        message: String,
+    },
+    /// A requirement string on the command line is malformed.
+    #[error("invalid requirement {spec:?}: {message}")]
+    Spec {
+        /// The string.
+        spec: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A request field is valid syntax but not supported by this version.
+    #[error("{field}: {message}")]
+    Unsupported {
+        /// The field.
+        field: String,
+        /// Why.
+        message: String,
+    },
+}
+
+impl Request {
+    /// Reads a request from a YAML or JSON file; catalog paths become relative to its folder.
+    pub fn from_file(path: &Path) -> Result<Request, RequestError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| RequestError::Read {
+            file: file.clone(),
+            source,
+        })?;
+        let mut req = Request::parse(&text).map_err(|message| RequestError::Parse {
+            file: file.clone(),
+            message,
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        for c in &mut req.catalogs {
+            if c.path.is_relative() {
+                c.path = base.join(&c.path);
+            }
+        }
+        Ok(req)
+    }
+
+    /// Parses request text (JSON when it starts with `{`, else YAML).
+    pub fn parse(text: &str) -> Result<Request, String> {
+        let req: Request = if text.trim_start().starts_with('{') {
+            serde_json::from_str(text).map_err(|e| e.to_string())?
+        } else {
+            serde_saphyr::from_str(text).map_err(|e| e.to_string())?
+        };
+        req.check_supported()?;
+        Ok(req)
+    }
+
+    fn check_supported(&self) -> Result<(), String> {
+        let unsupported = [
+            ("constraints", !self.constraints.is_empty()),
+            ("cluster.properties", !self.cluster.properties.is_empty()),
+            ("cluster.constraints", !self.cluster.constraints.is_empty()),
+        ];
+        for (field, set) in unsupported {
+            if set {
+                return Err(format!(
+                    "{field}: admin and cluster constraints are not supported by this version of deppy yet"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Requirement {
+    /// Parses `PKG[/CHANNEL][@RANGE]` as given to `--require`.
+    pub fn from_spec(spec: &str) -> Result<Requirement, RequestError> {
+        let err = |message: &str| RequestError::Spec {
+            spec: spec.to_string(),
+            message: message.to_string(),
+        };
+        let (head, range) = match spec.split_once('@') {
+            Some((h, r)) => (h, Some(r)),
+            None => (spec, None),
+        };
+        let (package, channel) = match head.split_once('/') {
+            Some((p, c)) => (p, Some(c)),
+            None => (head, None),
+        };
+        if package.is_empty() {
+            return Err(err("the package name is empty"));
+        }
+        if channel.is_some_and(str::is_empty) {
+            return Err(err("the channel name after '/' is empty"));
+        }
+        let version_range = range
+            .map(|r| VersionRange::parse(r).map_err(|e| err(&e.to_string())))
+            .transpose()?;
+        Ok(Requirement {
+            package: package.to_string(),
+            channel: channel.map(str::to_string),
+            version_range,
+            ..Requirement::default()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_request() {
+        let text = r#"
+apiVersion: deppy.io/v1alpha1
+kind: Request
+catalogs:
+  - {name: community, path: ./community, priority: 0}
+require:
+  - package: etcd
+    channel: stable
+    versionRange: ">=0.9.0 <1.0.0"
+    bundle: etcdoperator.v0.9.4
+    catalog: community
+installed:
+  - {bundle: etcdoperator.v0.9.2, package: etcd, version: 0.9.2, catalog: community, properties: []}
+keepInstalled: false
+constraints: []
+cluster: {properties: [], constraints: []}
+"#;
+        let r = Request::parse(text).unwrap();
+        assert_eq!(r.require[0].package, "etcd");
+        assert_eq!(r.require[0].channel.as_deref(), Some("stable"));
+        assert_eq!(r.installed[0].version.to_string(), "0.9.2");
+        assert_eq!(r.catalogs[0].name.as_deref(), Some("community"));
+    }
+
+    #[test]
+    fn json_requests_work_too() {
+        let r = Request::parse(r#"{"require": [{"package": "a"}], "keepInstalled": true}"#).unwrap();
+        assert!(r.keep_installed);
+    }
+
+    #[test]
+    fn unknown_fields_are_named() {
+        let e = Request::parse("require:\n  - package: a\n    chanel: x\n").unwrap_err();
+        assert!(e.contains("chanel"), "{e}");
+    }
+
+    #[test]
+    fn bad_ranges_are_errors() {
+        let e = Request::parse("require:\n  - package: a\n    versionRange: '>=>1'\n").unwrap_err();
+        assert!(e.contains("versionRange") || e.contains(">=>1"), "{e}");
+    }
+
+    #[test]
+    fn specs() {
+        let r = Requirement::from_spec("etcd/alpha@>=0.9.0 <1.0.0").unwrap();
+        assert_eq!(r.package, "etcd");
+        assert_eq!(r.channel.as_deref(), Some("alpha"));
+        assert_eq!(r.version_range.unwrap().raw(), ">=0.9.0 <1.0.0");
+        assert!(Requirement::from_spec("/x").is_err());
+        assert!(Requirement::from_spec("a@>>").is_err());
+    }
+}

@@ -1,0 +1,119 @@
+//! The answer: for each package, install, upgrade (from, to, by which edge), keep, or no
+//! longer needed (SEMANTICS.md §7).
+
+use crate::request::Request;
+use crate::solver::Var;
+
+use super::candidates::reported_channel;
+use super::derive::{Derived, Edge};
+use super::problem::{Built, Subject};
+use super::universe::Universe;
+
+/// What happens to a package.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Action {
+    /// Not installed now; install this bundle.
+    Install,
+    /// Installed at another bundle; move to this one.
+    Upgrade,
+    /// Installed at this bundle; keep it.
+    Keep,
+}
+
+/// How an upgrade reaches its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Via {
+    /// An upgrade edge of the channel.
+    Edge(Edge),
+    /// The installed bundle no longer fits the requirement, which picks this bundle directly.
+    Requested,
+}
+
+/// A bundle in the answer.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Selected {
+    /// Package name.
+    pub package: String,
+    /// Bundle name.
+    pub bundle: String,
+    /// Bundle version.
+    pub version: String,
+    /// Catalog name.
+    pub catalog: String,
+    /// Channel it was chosen in, when it is on one.
+    pub channel: Option<String>,
+    /// What happens.
+    pub action: Action,
+    /// The installed bundle it replaces (upgrades only).
+    pub from: Option<String>,
+    /// How the upgrade reaches it (upgrades only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<Via>,
+}
+
+/// An installed bundle nothing needs any more.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Unneeded {
+    /// Package name.
+    pub package: String,
+    /// Bundle name.
+    pub bundle: String,
+}
+
+/// A successful resolution.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Answer {
+    /// Selected bundles, sorted by package.
+    pub selected: Vec<Selected>,
+    /// Installed bundles no longer needed, sorted by package.
+    pub unneeded: Vec<Unneeded>,
+}
+
+pub(super) fn answer(u: &Universe<'_>, d: &Derived<'_>, built: &Built, request: &Request, sel: &[Var]) -> Answer {
+    let mut selected = Vec::new();
+    for v in sel {
+        let Some(Subject::Bundle(b)) = built.subjects.get(v.0 as usize).copied() else { continue };
+        let bundle = u.bundle(b);
+        let package = u.package_name(bundle.package).to_string();
+        let requirement = request.require.iter().position(|q| q.package == package);
+        let channel_only = requirement.and_then(|r| request.require.get(r)?.channel.as_deref());
+        let installed = u.installed.iter().copied().find(|i| u.package_of(*i) == bundle.package);
+        let (action, from, via) = match installed {
+            Some(i) if i == b => (Action::Keep, None, None),
+            Some(i) => {
+                let edge = d.successors.iter().find(|(x, e, _)| *x == i && *e == b).map(|(_, _, k)| *k);
+                let upgrading = requirement.and_then(|r| built.upgrading.get(r).copied().flatten());
+                let via = match (edge, upgrading) {
+                    (Some(k), Some(_)) => Via::Edge(k),
+                    _ => Via::Requested,
+                };
+                (Action::Upgrade, Some(u.bundle(i).name.clone()), Some(via))
+            }
+            None => (Action::Install, None, None),
+        };
+        selected.push(Selected {
+            package,
+            bundle: bundle.name.clone(),
+            version: bundle.version.to_string(),
+            catalog: u.catalog_name(bundle.catalog).to_string(),
+            channel: reported_channel(d, b, channel_only).map(str::to_string),
+            action,
+            from,
+            via,
+        });
+    }
+    selected.sort_by(|a, b| (&a.package, &a.bundle).cmp(&(&b.package, &b.bundle)));
+    let mut unneeded: Vec<Unneeded> = u
+        .installed
+        .iter()
+        .filter(|i| !selected.iter().any(|s| s.package == u.package_name(u.package_of(**i))))
+        .map(|i| Unneeded {
+            package: u.package_name(u.package_of(*i)).to_string(),
+            bundle: u.bundle(*i).name.clone(),
+        })
+        .collect();
+    unneeded.sort_by(|a, b| a.package.cmp(&b.package));
+    Answer { selected, unneeded }
+}

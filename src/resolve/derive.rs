@@ -1,0 +1,246 @@
+//! Runs the Datalog program of `rules/*.dl` over the catalog and request facts and returns
+//! its output relations as typed, sorted data.
+
+#![allow(missing_docs, clippy::all)]
+
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap;
+
+use crate::catalog::{BundleId, CatalogId, ChannelError, GvkId, PackageId};
+use crate::range::VersionRange;
+use crate::version::Version;
+
+use super::universe::Universe;
+
+/// Why a bundle is never a candidate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Exclusion {
+    /// It carries the `olm.deprecated` property.
+    Deprecated,
+    /// No channel lists it on its upgrade order (skipped, or in no channel).
+    NotInChannel,
+}
+
+/// Why a bundle of a required package does not satisfy the requirement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mismatch {
+    /// From another catalog than the one asked for.
+    OtherCatalog,
+    /// Not on the channel asked for.
+    OtherChannel,
+    /// Outside the version range asked for.
+    OutOfRange,
+    /// Not the bundle pinned.
+    NotPinned,
+}
+
+/// An upgrade edge kind (SEMANTICS.md §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Edge {
+    /// The entry's `replaces` names the installed bundle.
+    Replaces,
+    /// The entry's `skips` names the installed bundle.
+    Skips,
+    /// The entry's `skipRange` contains the installed version.
+    SkipRange,
+}
+
+// The program stitched from rules/*.dl by build.rs.
+include!(concat!(env!("OUT_DIR"), "/rules.rs"));
+
+/// A requirement as facts.
+pub struct RequirementFacts<'a> {
+    pub package: Option<PackageId>,
+    pub channel: Option<&'a str>,
+    pub range: Option<&'a VersionRange>,
+    pub pin: Option<&'a str>,
+    pub catalog: Option<CatalogId>,
+}
+
+/// A channel that could not be ordered.
+#[derive(Clone, Debug)]
+pub struct BrokenChannel {
+    pub package: PackageId,
+    pub catalog: CatalogId,
+    pub channel: String,
+    pub error: ChannelError,
+}
+
+/// Channel orders of every package, computed once per catalog set.
+#[derive(Default)]
+pub struct ChannelOrders {
+    /// (bundle, channel name, distance from head) for every ordered entry.
+    pub members: Vec<(BundleId, String, u32)>,
+    /// Channels with no head, a cycle or two chains.
+    pub broken: Vec<BrokenChannel>,
+}
+
+impl ChannelOrders {
+    pub fn compute(set: &crate::catalog::CatalogSet) -> ChannelOrders {
+        let mut out = ChannelOrders::default();
+        for p in &set.packages {
+            for ch in &p.channels {
+                match crate::catalog::ChannelGraph::build(ch) {
+                    Ok(graph) => {
+                        for &entry in graph.order() {
+                            let dist = graph.distance(entry).unwrap_or(0);
+                            if let Some(b) = ch.entries.get(entry).and_then(|e| e.bundle) {
+                                out.members.push((b, ch.name.clone(), dist));
+                            }
+                        }
+                    }
+                    Err(error) => out.broken.push(BrokenChannel {
+                        package: p.id,
+                        catalog: p.catalog,
+                        channel: ch.name.clone(),
+                        error,
+                    }),
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The program's output relations, sorted.
+#[derive(Default, Debug)]
+pub struct Derived<'a> {
+    pub excluded: FxHashMap<BundleId, Exclusion>,
+    pub requirement_match: Vec<(u32, BundleId)>,
+    pub requirement_mismatch: Vec<(u32, BundleId, Mismatch)>,
+    pub dependency_match: Vec<(BundleId, u32, BundleId)>,
+    pub dependency_candidates: FxHashMap<(BundleId, u32), Vec<BundleId>>,
+    pub installed_for: Vec<(u32, BundleId)>,
+    pub installed_fits: Vec<(u32, BundleId)>,
+    pub upgrade_candidates: Vec<(u32, BundleId, Edge)>,
+    pub successors: Vec<(BundleId, BundleId, Edge)>,
+    pub reached: Vec<BundleId>,
+    /// Channels of each reached bundle: (channel, distance), sorted.
+    pub channels: FxHashMap<BundleId, Vec<(&'a str, u32)>>,
+    pub in_default_channel: FxHashMap<BundleId, &'a str>,
+    pub same_catalog: rustc_hash::FxHashSet<(BundleId, BundleId)>,
+}
+
+/// Runs the rules for one request.
+pub fn run<'a>(
+    u: &'a Universe<'a>,
+    orders: &'a ChannelOrders,
+    requirements: &[RequirementFacts<'a>],
+) -> Derived<'a> {
+    let mut rt = Crepe::new();
+    load_catalog(&mut rt, u, orders);
+    for (r, req) in requirements.iter().enumerate() {
+        let r = r as u32;
+        let Some(p) = req.package else { continue };
+        rt.extend([Requirement(r, p)]);
+        rt.extend(req.channel.map(|c| RequirementChannel(r, c)));
+        rt.extend(req.range.map(|x| RequirementRange(r, x)));
+        rt.extend(req.pin.map(|x| RequirementPin(r, x)));
+        rt.extend(req.catalog.map(|x| RequirementCatalog(r, x)));
+    }
+    rt.extend(u.installed.iter().map(|b| Installed(*b)));
+    collect(rt.run())
+}
+
+fn load_catalog<'a>(rt: &mut Crepe<'a>, u: &'a Universe<'a>, orders: &'a ChannelOrders) {
+    for b in u.bundles() {
+        rt.extend([Bundle(b.id, b.package, b.catalog, &b.version)]);
+        rt.extend([BundleName(b.id, &b.name)]);
+        rt.extend(b.provides.iter().map(|g| Provides(b.id, *g)));
+        rt.extend(b.labels.iter().map(|l| ProvidesLabel(b.id, l)));
+        let mut d = 0u32;
+        for req in &b.requires_packages {
+            if let Some(p) = u.set.package_id(&req.package) {
+                rt.extend([RequiresPackage(b.id, d, p, &req.range)]);
+            }
+            d += 1;
+        }
+        for g in &b.requires_gvks {
+            rt.extend([RequiresGvk(b.id, d, *g)]);
+            d += 1;
+        }
+        for l in &b.requires_labels {
+            rt.extend([RequiresLabel(b.id, d, l)]);
+            d += 1;
+        }
+        if b.deprecated {
+            rt.extend([DeprecatedProperty(b.id)]);
+        }
+    }
+    rt.extend(orders.members.iter().map(|(b, ch, d)| ChannelMember(*b, ch, *d)));
+    for (i, c) in u.set.catalogs.iter().enumerate() {
+        rt.extend([CatalogPriority(CatalogId(i as u32), c.priority)]);
+    }
+    for p in &u.set.packages {
+        if let Some(dc) = &p.default_channel {
+            rt.extend([DefaultChannel(p.id, p.catalog, dc)]);
+        }
+        for ch in &p.channels {
+            for e in &ch.entries {
+                let Some(b) = e.bundle else { continue };
+                rt.extend(e.replaces.as_deref().map(|r| EntryReplaces(b, &ch.name, r)));
+                rt.extend(e.skips.iter().map(|s| EntrySkips(b, &ch.name, s)));
+                rt.extend(e.skip_range.as_ref().map(|r| EntrySkipRange(b, &ch.name, r)));
+            }
+        }
+    }
+}
+
+/// The output relations, in the order the rules declare them (build.rs stitches
+/// candidates, exclusions, preferences, upgrades in file-name order after facts).
+type Output<'a> = (
+    HashSet<RequirementMismatch>,
+    HashSet<RequirementMatch>,
+    HashSet<Reached>,
+    HashSet<DependencyMatch>,
+    HashSet<DependencyCandidate>,
+    HashSet<Excluded>,
+    HashSet<CandidateChannel<'a>>,
+    HashSet<InDefaultChannel<'a>>,
+    HashSet<SameCatalog>,
+    HashSet<CandidatePriority>,
+    HashSet<Successor>,
+    HashSet<InstalledFor>,
+    HashSet<InstalledFits>,
+    HashSet<UpgradeCandidate>,
+);
+
+fn sorted<T: Ord>(it: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = it.into_iter().collect();
+    v.sort();
+    v
+}
+
+fn collect(out: Output<'_>) -> Derived<'_> {
+    let (mism, rmatch, reached, dmatch, dcand, excl, chans, defc, same, _prio, succ, ifor, ifits, upc) = out;
+    let mut d = Derived::default();
+    for Excluded(b, why) in excl {
+        let e = d.excluded.entry(b).or_insert(why);
+        *e = (*e).min(why);
+    }
+    d.requirement_mismatch = sorted(mism.into_iter().map(|RequirementMismatch(r, b, m)| (r, b, m)));
+    d.requirement_match = sorted(rmatch.into_iter().map(|RequirementMatch(r, b)| (r, b)));
+    d.reached = sorted(reached.into_iter().map(|Reached(b)| b));
+    d.dependency_match = sorted(dmatch.into_iter().map(|DependencyMatch(a, i, b)| (a, i, b)));
+    for (a, i, b) in sorted(dcand.into_iter().map(|DependencyCandidate(a, i, b)| (a, i, b))) {
+        d.dependency_candidates.entry((a, i)).or_default().push(b);
+    }
+    d.successors = sorted(succ.into_iter().map(|Successor(i, e, k)| (i, e, k)));
+    d.installed_for = sorted(ifor.into_iter().map(|InstalledFor(r, i)| (r, i)));
+    d.installed_fits = sorted(ifits.into_iter().map(|InstalledFits(r, i)| (r, i)));
+    d.upgrade_candidates = sorted(upc.into_iter().map(|UpgradeCandidate(r, e, k)| (r, e, k)));
+    for (b, ch, dist) in sorted(chans.into_iter().map(|CandidateChannel(b, ch, dist)| (b, ch, dist))) {
+        d.channels.entry(b).or_default().push((ch, dist));
+    }
+    for InDefaultChannel(b, ch) in defc {
+        d.in_default_channel.insert(b, ch);
+    }
+    d.same_catalog = same.into_iter().map(|SameCatalog(a, b)| (a, b)).collect();
+    d
+}
+
+/// Unused-import guard for types only the rules mention.
+#[allow(dead_code)]
+fn _types(_: GvkId, _: &Version) {}

@@ -1,0 +1,212 @@
+//! Turns derived candidates into a solver problem: one variable per requirement and per
+//! reached bundle, Dependency constraints in preference order, at-most-one per package and
+//! per API (SEMANTICS.md §5–§7).
+
+use rustc_hash::FxHashMap;
+
+use crate::catalog::{BundleId, GvkId, PackageId};
+use crate::request::Request;
+use crate::solver::{Constraint, Problem, Var};
+
+use super::candidates::{order_dependency, order_install, order_upgrades};
+use super::derive::Derived;
+use super::reason::{Dependency, Reason, Rejection};
+use super::universe::Universe;
+
+/// What a solver variable stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// Requirement number `.0` of the request.
+    Requirement(usize),
+    /// A bundle.
+    Bundle(BundleId),
+}
+
+/// The problem plus the maps back to the domain.
+pub struct Built {
+    pub problem: Problem<Reason>,
+    pub subjects: Vec<Subject>,
+    var_of: FxHashMap<BundleId, Var>,
+    /// For each requirement: the installed bundle it upgrades from, when it fits.
+    pub upgrading: Vec<Option<BundleId>>,
+}
+
+/// Builds the problem for `request` from the derived facts.
+pub fn build(u: &Universe<'_>, d: &Derived<'_>, request: &Request) -> Built {
+    let mut b = Builder {
+        u,
+        d,
+        built: Built {
+            problem: Problem::new(),
+            subjects: Vec::new(),
+            var_of: FxHashMap::default(),
+            upgrading: Vec::new(),
+        },
+        queue: Vec::new(),
+    };
+    let req_vars: Vec<Var> = (0..request.require.len())
+        .map(|r| b.new_var(Subject::Requirement(r)))
+        .collect();
+    for (r, &v) in req_vars.iter().enumerate() {
+        b.built.problem.add(v, Constraint::Mandatory, Reason::Required(r));
+    }
+    for (r, &v) in req_vars.iter().enumerate() {
+        b.requirement(r, v, request);
+    }
+    for &i in &u.installed {
+        let iv = b.bundle_var(i);
+        let required = request.require.iter().any(|q| Some(u.package_of(i)) == u.set.package_id(&q.package));
+        if request.keep_installed && !required {
+            b.built.problem.add(iv, Constraint::Mandatory, Reason::KeepInstalled(i));
+        }
+    }
+    let mut next = 0;
+    while let Some(&bundle) = b.queue.get(next) {
+        next += 1;
+        b.dependencies(bundle);
+    }
+    b.uniqueness();
+    b.built
+}
+
+struct Builder<'u, 'd> {
+    u: &'u Universe<'u>,
+    d: &'d Derived<'d>,
+    built: Built,
+    /// Bundles with variables, in creation order; their dependencies are added in turn.
+    queue: Vec<BundleId>,
+}
+
+impl Builder<'_, '_> {
+    fn new_var(&mut self, s: Subject) -> Var {
+        self.built.subjects.push(s);
+        self.built.problem.add_var()
+    }
+
+    fn bundle_var(&mut self, b: BundleId) -> Var {
+        if let Some(v) = self.built.var_of.get(&b) {
+            return *v;
+        }
+        let v = self.new_var(Subject::Bundle(b));
+        self.built.var_of.insert(b, v);
+        self.queue.push(b);
+        v
+    }
+
+    fn requirement(&mut self, r: usize, v: Var, request: &Request) {
+        let rq = r as u32;
+        let channel = request.require.get(r).and_then(|q| q.channel.as_deref());
+        let fits = self.d.installed_fits.iter().find(|(x, _)| *x == rq).map(|(_, i)| *i);
+        let matches: Vec<BundleId> =
+            self.d.requirement_match.iter().filter(|(x, _)| *x == rq).map(|(_, b)| *b).collect();
+        let mut rejected: Vec<(BundleId, Rejection)> = self
+            .d
+            .requirement_mismatch
+            .iter()
+            .filter(|(x, _, _)| *x == rq)
+            .map(|(_, b, m)| (*b, Rejection::Mismatch(*m)))
+            .collect();
+        let cands = match fits {
+            Some(installed) => {
+                let mut ups: Vec<BundleId> = self
+                    .d
+                    .upgrade_candidates
+                    .iter()
+                    .filter(|(x, _, _)| *x == rq)
+                    .map(|(_, e, _)| *e)
+                    .collect();
+                ups.dedup();
+                order_upgrades(self.u, self.d, channel, &mut ups);
+                rejected.extend(
+                    matches
+                        .iter()
+                        .filter(|m| !ups.contains(m) && **m != installed)
+                        .map(|m| (*m, Rejection::NotAnUpgrade)),
+                );
+                ups.push(installed);
+                ups
+            }
+            None => {
+                let mut m = matches;
+                order_install(self.u, self.d, channel, &mut m);
+                m
+            }
+        };
+        self.add_excluded_of_package(r, request, &mut rejected);
+        rejected.sort();
+        rejected.dedup_by_key(|(b, _)| *b);
+        self.built.upgrading.push(fits);
+        let vars = cands.iter().map(|c| self.bundle_var(*c)).collect();
+        let reason = Reason::RequirementCandidates { requirement: r, rejected };
+        self.built.problem.add(v, Constraint::Dependency(vars), reason);
+    }
+
+    /// Bundles of the required package excluded everywhere (deprecated, not in a channel).
+    fn add_excluded_of_package(&self, r: usize, request: &Request, out: &mut Vec<(BundleId, Rejection)>) {
+        let Some(p) = request.require.get(r).and_then(|q| self.u.set.package_id(&q.package)) else {
+            return;
+        };
+        let pinned = request.require.get(r).and_then(|q| q.bundle.as_deref());
+        for &b in self.u.set.bundles_of(p) {
+            if let Some(e) = self.d.excluded.get(&b) {
+                let pin_allows = pinned == Some(self.u.bundle(b).name.as_str())
+                    && *e == super::derive::Exclusion::NotInChannel;
+                if !pin_allows {
+                    out.push((b, Rejection::Excluded(*e)));
+                }
+            }
+        }
+    }
+
+    fn dependencies(&mut self, bundle: BundleId) {
+        let Some(&v) = self.built.var_of.get(&bundle) else { return };
+        let bd = self.u.bundle(bundle);
+        let deps: Vec<Dependency> = bd
+            .requires_packages
+            .iter()
+            .map(|p| Dependency::Package { package: p.package.clone(), range: p.range.clone() })
+            .chain(bd.requires_gvks.iter().map(|g| Dependency::Gvk(*g)))
+            .chain(bd.requires_labels.iter().map(|l| Dependency::Label(l.clone())))
+            .collect();
+        for (i, dependency) in deps.into_iter().enumerate() {
+            let key = (bundle, i as u32);
+            let mut cands = self.d.dependency_candidates.get(&key).cloned().unwrap_or_default();
+            order_dependency(self.u, self.d, bundle, &mut cands);
+            let excluded = self
+                .d
+                .dependency_match
+                .iter()
+                .filter(|(a, d, _)| (*a, *d) == key)
+                .filter_map(|(_, _, b)| self.d.excluded.get(b).map(|e| (*b, *e)))
+                .collect();
+            let vars = cands.iter().map(|c| self.bundle_var(*c)).collect();
+            let reason = Reason::Dependency { bundle, dependency, excluded };
+            self.built.problem.add(v, Constraint::Dependency(vars), reason);
+        }
+    }
+
+    fn uniqueness(&mut self) {
+        let mut by_package: FxHashMap<PackageId, Vec<Var>> = FxHashMap::default();
+        let mut by_gvk: FxHashMap<GvkId, Vec<Var>> = FxHashMap::default();
+        for &b in &self.queue {
+            let Some(&v) = self.built.var_of.get(&b) else { continue };
+            let bd = self.u.bundle(b);
+            by_package.entry(bd.package).or_default().push(v);
+            for g in &bd.provides {
+                by_gvk.entry(*g).or_default().push(v);
+            }
+        }
+        let mut packages: Vec<_> = by_package.into_iter().filter(|(_, vs)| vs.len() > 1).collect();
+        packages.sort();
+        for (p, vars) in packages {
+            let subject = vars[0];
+            self.built.problem.add(subject, Constraint::AtMost { n: 1, vars }, Reason::OnePerPackage(p));
+        }
+        let mut gvks: Vec<_> = by_gvk.into_iter().filter(|(_, vs)| vs.len() > 1).collect();
+        gvks.sort();
+        for (g, vars) in gvks {
+            let subject = vars[0];
+            self.built.problem.add(subject, Constraint::AtMost { n: 1, vars }, Reason::OnePerGvk(g));
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! The generic solver model of the Deppy design (SEMANTICS.md §8): variables carrying
+//! Mandatory, Prohibited, Dependency, Conflict and AtMost constraints, each with a label the
+//! caller uses to explain it.
+
+/// A solver variable (for the OLM layer: a bundle).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Var(pub u32);
+
+impl Var {
+    pub(crate) fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A constraint on a subject variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Constraint {
+    /// The subject must be selected.
+    Mandatory,
+    /// The subject must not be selected.
+    Prohibited,
+    /// When the subject is selected, at least one of these is; earlier ones are preferred.
+    Dependency(Vec<Var>),
+    /// The subject and this variable are never both selected.
+    Conflict(Var),
+    /// At most `n` of these (counted once each) are selected, whether or not the subject is.
+    AtMost {
+        /// The bound.
+        n: usize,
+        /// The variables counted.
+        vars: Vec<Var>,
+    },
+}
+
+/// One constraint with its subject and the caller's label for explanations.
+#[derive(Clone, Debug)]
+pub struct Entry<L> {
+    /// The variable carrying the constraint.
+    pub subject: Var,
+    /// What it demands.
+    pub constraint: Constraint,
+    /// Why it exists, in the caller's terms.
+    pub label: L,
+}
+
+/// A problem: a number of variables and the constraints on them, in the order added.
+#[derive(Clone, Debug)]
+pub struct Problem<L> {
+    var_count: u32,
+    entries: Vec<Entry<L>>,
+}
+
+impl<L> Default for Problem<L> {
+    fn default() -> Self {
+        Problem {
+            var_count: 0,
+            entries: Vec::new(),
+        }
+    }
+}
+
+impl<L> Problem<L> {
+    /// An empty problem.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a variable.
+    pub fn add_var(&mut self) -> Var {
+        let v = Var(self.var_count);
+        self.var_count += 1;
+        v
+    }
+
+    /// Adds a constraint on `subject`. Variables named must come from [`Problem::add_var`].
+    pub fn add(&mut self, subject: Var, constraint: Constraint, label: L) {
+        self.entries.push(Entry {
+            subject,
+            constraint,
+            label,
+        });
+    }
+
+    /// Number of variables.
+    pub fn var_count(&self) -> usize {
+        self.var_count as usize
+    }
+
+    /// The constraints in the order added.
+    pub fn entries(&self) -> &[Entry<L>] {
+        &self.entries
+    }
+
+    /// Checks that a selection satisfies every constraint; returns the index of the first
+    /// violated entry. Independent of the solver: used by tests and debug builds.
+    pub fn check(&self, selected: &[Var]) -> Result<(), usize> {
+        let mut on = vec![false; self.var_count()];
+        for v in selected {
+            if let Some(slot) = on.get_mut(v.index()) {
+                *slot = true;
+            }
+        }
+        let is_on = |v: &Var| on.get(v.index()).copied().unwrap_or(false);
+        for (i, e) in self.entries.iter().enumerate() {
+            let ok = match &e.constraint {
+                Constraint::Mandatory => is_on(&e.subject),
+                Constraint::Prohibited => !is_on(&e.subject),
+                Constraint::Dependency(c) => !is_on(&e.subject) || c.iter().any(is_on),
+                Constraint::Conflict(o) => !(is_on(&e.subject) && is_on(o)),
+                Constraint::AtMost { n, vars } => {
+                    let mut on: Vec<&Var> = vars.iter().filter(|v| is_on(v)).collect();
+                    on.sort();
+                    on.dedup();
+                    on.len() <= *n
+                }
+            };
+            if !ok {
+                return Err(i);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,246 @@
+//! The search order of SEMANTICS.md §5: mandatory variables first, then dependencies
+//! breadth-first in the order they were added. A dependency already satisfied by a *selected*
+//! variable (not one merely implied) pulls in nothing new; otherwise its first candidate not
+//! yet ruled out is tried. The CDCL engine rules candidates out, so the answer is the one a
+//! greedy search with a perfect look-ahead would give.
+
+use super::engine::{Engine, Value};
+use super::problem::{Constraint, Problem, Var};
+use super::tree::{Cause, DerivationTree, Incompatibility, Term};
+use super::{SolveError, SolveOptions};
+
+/// Search state: selected variables in breadth-first order and the dependency cursor.
+struct Search<'p, L> {
+    problem: &'p Problem<L>,
+    engine: Engine,
+    /// Dependency entries of each variable, in order added.
+    deps: Vec<Vec<usize>>,
+    /// Selected variables with the level they were selected at (non-decreasing).
+    selected: Vec<(Var, u32)>,
+    is_selected: Vec<bool>,
+    /// (index into `selected`, index into that variable's dependencies).
+    cursor: (usize, usize),
+    /// Cursor saved before the decision that opened each level (index = level - 1).
+    saved: Vec<(usize, usize)>,
+}
+
+enum Step {
+    Decide(Var),
+    Done,
+}
+
+/// Solves `problem`; the selection is in breadth-first order.
+pub(crate) fn solve<L: Clone>(
+    problem: &Problem<L>,
+    options: &SolveOptions,
+) -> Result<Vec<Var>, SolveError<L>> {
+    let (engine, input_conflict) = Engine::new(problem);
+    let mut deps = vec![Vec::new(); problem.var_count()];
+    for (i, e) in problem.entries().iter().enumerate() {
+        if let Constraint::Dependency(_) = e.constraint {
+            deps[e.subject.index()].push(i);
+        }
+    }
+    let mut s = Search {
+        problem,
+        engine,
+        deps,
+        selected: Vec::new(),
+        is_selected: vec![false; problem.var_count()],
+        cursor: (0, 0),
+        saved: Vec::new(),
+    };
+    if let Some(c) = input_conflict {
+        return Err(s.unsatisfiable(c));
+    }
+    if let Some(c) = s.engine.propagate() {
+        return Err(s.unsatisfiable(c));
+    }
+    for e in problem.entries() {
+        if e.constraint == Constraint::Mandatory {
+            s.select(e.subject);
+        }
+    }
+    let mut conflicts: u64 = 0;
+    loop {
+        if let Some(c) = s.engine.propagate() {
+            conflicts += 1;
+            if options.max_conflicts.is_some_and(|m| conflicts > m) {
+                return Err(SolveError::GaveUp { conflicts });
+            }
+            let lvl = s.engine.clause_level(c);
+            if lvl == 0 {
+                return Err(s.unsatisfiable(c));
+            }
+            if lvl < s.engine.decision_level() {
+                s.backjump(lvl);
+            }
+            let back = s.engine.learn(c);
+            s.restore(back);
+            continue;
+        }
+        match s.next_step() {
+            Step::Done => return Ok(s.selected.iter().map(|(v, _)| *v).collect()),
+            Step::Decide(v) => {
+                s.saved.push(s.cursor);
+                s.engine.decide(v);
+                s.select(v);
+            }
+        }
+    }
+}
+
+impl<L: Clone> Search<'_, L> {
+    fn select(&mut self, v: Var) {
+        if !self.is_selected[v.index()] {
+            self.is_selected[v.index()] = true;
+            self.selected.push((v, self.engine.decision_level()));
+        }
+    }
+
+    fn backjump(&mut self, level: u32) {
+        self.engine.backjump(level);
+        self.restore(level);
+    }
+
+    /// Drops selections above `level` and rewinds the cursor to the decision that opened
+    /// `level + 1`.
+    fn restore(&mut self, level: u32) {
+        while let Some(&(v, l)) = self.selected.last() {
+            if l <= level {
+                break;
+            }
+            self.is_selected[v.index()] = false;
+            self.selected.pop();
+        }
+        if let Some(&c) = self.saved.get(level as usize) {
+            self.cursor = c;
+        }
+        self.saved.truncate(level as usize);
+    }
+
+    /// Advances the cursor to the next dependency needing a decision.
+    fn next_step(&mut self) -> Step {
+        loop {
+            let (si, di) = self.cursor;
+            let Some(&(v, _)) = self.selected.get(si) else {
+                return match self.unselected_true() {
+                    Some(u) => {
+                        self.select(u);
+                        continue;
+                    }
+                    None => Step::Done,
+                };
+            };
+            let Some(&entry) = self.deps[v.index()].get(di) else {
+                self.cursor = (si + 1, 0);
+                continue;
+            };
+            self.cursor = (si, di + 1);
+            let Constraint::Dependency(cands) = &self.problem.entries()[entry].constraint else {
+                continue;
+            };
+            if cands.iter().any(|c| self.is_selected[c.index()]) {
+                continue;
+            }
+            let Some(&c) = cands
+                .iter()
+                .find(|c| self.engine.value(**c) != Value::False)
+            else {
+                continue; // impossible after propagation: the clause would be in conflict
+            };
+            if self.engine.value(c) == Value::True {
+                self.select(c);
+                continue;
+            }
+            self.cursor = (si, di);
+            return Step::Decide(c);
+        }
+    }
+
+    /// A variable forced true that the breadth-first walk has not selected (defensive: the
+    /// walk selects every forced variable, but the answer must hold every true one).
+    fn unselected_true(&self) -> Option<Var> {
+        self.engine
+            .trail
+            .iter()
+            .filter(|l| *l & 1 == 0)
+            .map(|l| super::engine::var_of(*l))
+            .find(|v| !self.is_selected[v.index()])
+    }
+
+    fn unsatisfiable(&mut self, conflict: usize) -> SolveError<L> {
+        let root = self.engine.refute(conflict);
+        SolveError::Unsatisfiable(build_tree(self.problem, &self.engine, root))
+    }
+}
+
+/// Turns the clause origins reachable from `root` into a derivation tree.
+fn build_tree<L: Clone>(problem: &Problem<L>, engine: &Engine, root: usize) -> DerivationTree<L> {
+    use super::engine::Origin;
+    let mut node_of: rustc_hash::FxHashMap<usize, usize> = Default::default();
+    let mut nodes: Vec<Incompatibility<L>> = Vec::new();
+    // Iterative post-order over clause indexes.
+    let mut stack = vec![(root, false)];
+    while let Some((ci, expanded)) = stack.pop() {
+        if node_of.contains_key(&ci) {
+            continue;
+        }
+        let clause = &engine.clauses[ci];
+        match &clause.origin {
+            Origin::External(entry) => {
+                let label = problem.entries()[*entry].label.clone();
+                node_of.insert(ci, nodes.len());
+                nodes.push(Incompatibility {
+                    terms: terms_of(&clause.lits),
+                    cause: Cause::External(label),
+                });
+            }
+            Origin::Learned { start, steps } if expanded => {
+                let mut acc = node_of[start];
+                let mut terms = nodes[acc].terms.clone();
+                for (r, pivot) in steps {
+                    let right = node_of[r];
+                    terms = resolve(&terms, &nodes[right].terms, *pivot);
+                    nodes.push(Incompatibility {
+                        terms: terms.clone(),
+                        cause: Cause::Derived {
+                            left: acc,
+                            right,
+                            pivot: *pivot,
+                        },
+                    });
+                    acc = nodes.len() - 1;
+                }
+                node_of.insert(ci, acc);
+            }
+            Origin::Learned { start, steps } => {
+                stack.push((ci, true));
+                stack.push((*start, false));
+                stack.extend(steps.iter().map(|(r, _)| (*r, false)));
+            }
+        }
+    }
+    DerivationTree { nodes }
+}
+
+fn terms_of(lits: &[super::engine::Lit]) -> Vec<Term> {
+    let mut t: Vec<Term> = lits
+        .iter()
+        .map(|l| Term {
+            var: super::engine::var_of(*l),
+            // A clause literal "x" forbids "x not selected", and "!x" forbids "x selected".
+            selected: l & 1 == 1,
+        })
+        .collect();
+    t.sort();
+    t.dedup();
+    t
+}
+
+fn resolve(a: &[Term], b: &[Term], pivot: Var) -> Vec<Term> {
+    let mut t: Vec<Term> = a.iter().chain(b).filter(|t| t.var != pivot).copied().collect();
+    t.sort();
+    t.dedup();
+    t
+}
