@@ -1,14 +1,51 @@
 //! deppy: an embeddable, explainable dependency resolver for Operator Lifecycle Manager (OLM)
 //! catalogs.
+//!
+//! Catalogs (File-Based Catalogs, JSON or YAML) and a [`request::Request`] go in; out comes the
+//! smallest preferred set of bundles that satisfies everything, with an action per package
+//! (install, upgrade, keep, no longer needed), or a [`resolve::Failure`]: a derivation tree
+//! whose leaves say, as data ([`resolve::reason::Reason`]), why no such set exists.
+//! [`explain`] words it.
+//!
+//! The stages: [`catalog`] loads and interns the catalogs; `rules/*.dl` (Datalog, compiled in
+//! by build.rs) derive candidates, exclusions, upgrade edges and preference facts;
+//! [`resolve`] orders candidates and builds a [`solver::Problem`]; [`solver`] (CDCL, with the
+//! breadth-first search order of the Deppy design) selects or proves failure.
+//!
+//! ```
+//! use std::path::PathBuf;
+//! use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
+//! use deppy::request::{Request, Requirement};
+//! use deppy::resolve::{Outcome, Resolver};
+//!
+//! let source = CatalogSource { name: "odf".into(), path: PathBuf::from("catalogs/odf-dev"), priority: 0 };
+//! let set = CatalogSet::load(&[source], &LoadOptions::default())?;
+//! let request = Request {
+//!     require: vec![Requirement::from_spec("ocs-client-operator")?],
+//!     ..Request::default()
+//! };
+//! let resolver = Resolver::new(&set);
+//! let (universe, outcome) = resolver.resolve(&request)?;
+//! match &outcome {
+//!     Outcome::Resolved(answer) => {
+//!         assert!(answer.selected.iter().any(|s| s.package == "ocs-client-operator"));
+//!     }
+//!     Outcome::Unsatisfiable(failure) => {
+//!         let why = deppy::explain::explain_failure(failure, &universe, &request, Default::default());
+//!         panic!("{why}");
+//!     }
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![warn(missing_docs)]
 
 pub mod catalog;
 pub mod explain;
 pub mod generic;
-pub mod solver;
 pub mod range;
 pub mod report;
 pub mod request;
 pub mod resolve;
+pub mod solver;
 pub mod version;

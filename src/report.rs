@@ -30,7 +30,7 @@ impl Report {
                 selected: a.selected.clone(),
                 unneeded: a.unneeded.clone(),
                 explanation: String::new(),
-                warnings,
+                warnings: warnings.into_iter().chain(a.warnings.iter().cloned()).collect(),
             },
             Outcome::Unsatisfiable(f) => Report {
                 status: "unsatisfiable",
@@ -58,30 +58,52 @@ impl Report {
             return out;
         }
         out.push_str("Resolved:\n");
-        for s in &self.selected {
-            let place = match &s.channel {
-                Some(ch) => format!("{}/{ch}", s.catalog),
-                None => s.catalog.clone(),
-            };
-            let action = match (&s.from, s.via) {
-                (Some(from), Some(via)) => format!("upgrade from {from} ({})", via_word(via)),
-                _ => format!("{:?}", s.action).to_lowercase(),
-            };
-            out.push_str(&format!("  {:<28} {:<40} {:<12} {:<32} {action}\n", s.package, s.bundle, s.version, place));
+        let rows: Vec<[String; 5]> = self
+            .selected
+            .iter()
+            .map(|s| {
+                let place = match &s.channel {
+                    Some(ch) => format!("{}/{ch}", s.catalog),
+                    None => s.catalog.clone(),
+                };
+                let action = match (&s.from, s.via) {
+                    (Some(from), Some(via)) => format!("upgrade from {from} ({})", via_word(via)),
+                    _ => format!("{:?}", s.action).to_lowercase(),
+                };
+                [s.package.clone(), s.bundle.clone(), s.version.clone(), place, action]
+            })
+            .chain(self.unneeded.iter().map(|u| {
+                [u.package.clone(), u.bundle.clone(), String::new(), String::new(), "no longer needed".into()]
+            }))
+            .collect();
+        let mut width = [0usize; 4];
+        for r in &rows {
+            for (w, cell) in width.iter_mut().zip(r.iter()) {
+                *w = (*w).max(cell.chars().count());
+            }
         }
-        for u in &self.unneeded {
-            out.push_str(&format!("  {:<28} {:<40} no longer needed\n", u.package, u.bundle));
+        for [p, b, v, place, action] in &rows {
+            let line = format!(
+                "  {p:<w0$}  {b:<w1$}  {v:<w2$}  {place:<w3$}  {action}",
+                w0 = width[0],
+                w1 = width[1],
+                w2 = width[2],
+                w3 = width[3]
+            );
+            out.push_str(line.trim_end());
+            out.push('\n');
         }
         out
     }
 }
 
 fn via_word(v: crate::resolve::Via) -> &'static str {
-    use crate::resolve::{Edge, Via};
+    use crate::resolve::Via;
     match v {
-        Via::Edge(Edge::Replaces) => "replaces",
-        Via::Edge(Edge::Skips) => "skips",
-        Via::Edge(Edge::SkipRange) => "skipRange",
+        Via::Replaces => "replaces",
+        Via::Skips => "skips",
+        Via::SkipRange => "skipRange",
         Via::Requested => "requested",
+        Via::Dependency => "needed by a dependency",
     }
 }

@@ -147,13 +147,14 @@ impl Request {
             source,
         })?;
         let mut req = Request::parse(&text).map_err(|message| RequestError::Parse {
+            message: message.replace("<input>", &file),
             file: file.clone(),
-            message,
         })?;
-        let base = path.parent().unwrap_or(Path::new("."));
+        let base = path.parent().unwrap_or(Path::new(""));
         for c in &mut req.catalogs {
             if c.path.is_relative() {
-                c.path = base.join(&c.path);
+                let rel: PathBuf = c.path.components().filter(|x| !matches!(x, std::path::Component::CurDir)).collect();
+                c.path = base.join(rel);
             }
         }
         Ok(req)

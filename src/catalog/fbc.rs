@@ -5,6 +5,7 @@ mod assemble;
 mod convert;
 mod docs;
 mod parse;
+mod yaml;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -126,8 +127,8 @@ fn parse_file(job: &FileJob, keep_heavy: bool) -> Result<Records, LoadError> {
     let mut recs = Records::default();
     match (format, keep_heavy) {
         (Format::Json, _) => parse::parse_json(&ctx, bytes, &mut |o, d| recs.add(o, d, keep_heavy)),
-        (Format::Yaml, true) => parse::parse_yaml::<true>(&ctx, bytes, &mut |o, d| recs.add(o, d, true)),
-        (Format::Yaml, false) => parse::parse_yaml::<false>(&ctx, bytes, &mut |o, d| recs.add(o, d, false)),
+        (Format::Yaml, true) => yaml::parse_yaml::<true>(&ctx, bytes, &mut |o, d| recs.add(o, d, true)),
+        (Format::Yaml, false) => yaml::parse_yaml::<false>(&ctx, bytes, &mut |o, d| recs.add(o, d, false)),
     }?;
     Ok(recs)
 }

@@ -38,13 +38,16 @@ pub fn explain_failure(failure: &Failure, u: &Universe<'_>, request: &Request, d
             out.push_str(&format!("  - {}\n", w.reason(reason, &n.terms)));
         }
     }
-    let mut steps: Vec<String> = conclusions
+    let steps: Vec<String> = conclusions
         .iter()
         .filter_map(|i| nodes.get(*i))
         .map(|n| w.terms(&n.terms))
         .collect();
-    steps.push("no resolution exists".to_string());
-    out.push_str(&format!("So {}.\n", words::list(&steps, "and")));
+    if steps.is_empty() {
+        out.push_str("So no resolution exists.\n");
+    } else {
+        out.push_str(&format!("So {}; therefore no resolution exists.\n", words::list(&steps, "and")));
+    }
     if detail == Detail::Full {
         out.push_str("\nDerivation:\n");
         out.push_str(&full(&w, nodes));
@@ -78,40 +81,49 @@ fn pass_facts(nodes: &[Incompatibility<Reason>]) -> Vec<usize> {
     facts
 }
 
-/// Pass 2: intermediate conclusions worth saying: a single bundle or requirement ruled out,
-/// each once, in proof order.
+/// Pass 2: intermediate conclusions worth saying, each once, in proof order: a bundle whose
+/// dependency nothing can meet, then every derived "these cannot be installed (together)".
 fn pass_conclusions(nodes: &[Incompatibility<Reason>]) -> Vec<usize> {
     let mut seen: Vec<&[Term]> = Vec::new();
     let mut out = Vec::new();
-    for (i, n) in nodes.iter().enumerate() {
-        let single = matches!(n.terms.as_slice(), [t] if t.selected);
-        if matches!(n.cause, Cause::Derived { .. }) && single && !seen.contains(&n.terms.as_slice()) {
-            seen.push(&n.terms);
-            out.push(i);
+    let dead_end = |n: &Incompatibility<Reason>| {
+        matches!(n.cause, Cause::External(Reason::Dependency { .. })) && n.terms.iter().all(|t| t.selected)
+    };
+    let all_on = |n: &Incompatibility<Reason>| {
+        matches!(n.cause, Cause::Derived { .. }) && !n.terms.is_empty() && n.terms.iter().all(|t| t.selected)
+    };
+    for pass in [&dead_end as &dyn Fn(&Incompatibility<Reason>) -> bool, &all_on] {
+        for (i, n) in nodes.iter().enumerate() {
+            if pass(n) && !seen.contains(&n.terms.as_slice()) {
+                seen.push(&n.terms);
+                out.push(i);
+            }
         }
     }
     out
 }
 
-/// Every derivation step: "(n) Because A and B, C."
+/// Every derivation step, numbered in order: "(n) Because A and B, C."
 fn full(w: &Words<'_>, nodes: &[Incompatibility<Reason>]) -> String {
-    let mut out = String::new();
+    let mut number = vec![0usize; nodes.len()];
+    let mut next = 0;
+    for (i, n) in nodes.iter().enumerate() {
+        if matches!(n.cause, Cause::Derived { .. }) {
+            next += 1;
+            number[i] = next;
+        }
+    }
     let say = |i: usize| -> String {
         match nodes.get(i) {
             Some(Incompatibility { cause: Cause::External(r), terms }) => w.reason(r, terms),
-            Some(n) => format!("({}) {}", i + 1, w.terms(&n.terms)),
+            Some(n) => format!("{} (step {})", w.terms(&n.terms), number[i]),
             None => String::new(),
         }
     };
+    let mut out = String::new();
     for (i, n) in nodes.iter().enumerate() {
         if let Cause::Derived { left, right, .. } = n.cause {
-            out.push_str(&format!(
-                "  ({}) Because {} and {}, {}.\n",
-                i + 1,
-                say(left),
-                say(right),
-                w.terms(&n.terms)
-            ));
+            out.push_str(&format!("  ({}) Because {}, and {}: {}.\n", number[i], say(left), say(right), w.terms(&n.terms)));
         }
     }
     out

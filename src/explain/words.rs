@@ -68,15 +68,27 @@ impl Words<'_> {
 
     /// The words for one incompatibility's terms ("these cannot all hold").
     pub fn terms(&self, terms: &[Term]) -> String {
-        let on: Vec<String> = terms.iter().filter(|t| t.selected).map(|t| self.subject(t.var)).collect();
+        let mut reqs = Vec::new();
+        let mut on = Vec::new();
+        for t in terms.iter().filter(|t| t.selected) {
+            match self.subjects.get(t.var.0 as usize) {
+                Some(Subject::Requirement(r)) => reqs.push(self.requirement(*r)),
+                _ => on.push(self.subject(t.var)),
+            }
+        }
         let off: Vec<String> = terms.iter().filter(|t| !t.selected).map(|t| self.subject(t.var)).collect();
-        match (on.as_slice(), off.as_slice()) {
-            ([], []) => "no resolution exists".to_string(),
-            ([one], []) if one.starts_with("your requirement") => format!("{one} cannot be met"),
-            ([one], []) => format!("{one} cannot be installed"),
-            (_, []) => format!("{} cannot be installed together", list(&on, "and")),
-            ([], _) => format!("one of {} must be installed", list(&off, "or")),
-            _ => format!("{} needs {}", list(&on, "and"), list(&off, "or")),
+        let need = |who: String| format!("if {who}, then {} must be installed", list(&off, "or"));
+        match (reqs.is_empty(), on.len(), off.is_empty()) {
+            (true, 0, true) => "no resolution exists".to_string(),
+            (true, 1, true) => format!("{} cannot be installed", list(&on, "and")),
+            (true, _, true) => format!("{} cannot be installed together", list(&on, "and")),
+            (false, 0, true) if reqs.len() == 1 => format!("the requirement of {} cannot be met", list(&reqs, "and")),
+            (false, 0, true) => format!("the requirements of {} cannot all be met", list(&reqs, "and")),
+            (false, _, true) => format!("{} cannot be installed while you require {}", list(&on, "and"), list(&reqs, "and")),
+            (true, 0, false) => format!("one of {} must be installed", list(&off, "or")),
+            (true, n, false) => need(format!("{} {} installed", list(&on, "and"), if n == 1 { "is" } else { "are" })),
+            (false, 0, false) => need(format!("you require {}", list(&reqs, "and"))),
+            (false, _, false) => need(format!("{} {} installed and you require {}", list(&on, "and"), be(on.len()), list(&reqs, "and"))),
         }
     }
 
@@ -92,10 +104,11 @@ impl Words<'_> {
         }
     }
 
+    /// Why a bundle is excluded, as a phrase after "is"/"are".
     pub fn exclusion(&self, e: Exclusion) -> &'static str {
         match e {
-            Exclusion::Deprecated => "it is deprecated (olm.deprecated)",
-            Exclusion::NotInChannel => "no channel has it on its upgrade path (skipped, or in no channel)",
+            Exclusion::Deprecated => "deprecated (olm.deprecated)",
+            Exclusion::NotInChannel => "on no channel's upgrade path (skipped, or in no channel)",
         }
     }
 
@@ -103,17 +116,17 @@ impl Words<'_> {
         let q = self.request.require.get(r);
         match why {
             Rejection::Excluded(e) => self.exclusion(e).to_string(),
-            Rejection::Mismatch(Mismatch::OtherCatalog) => "it is from another catalog".to_string(),
+            Rejection::Mismatch(Mismatch::OtherCatalog) => "from another catalog".to_string(),
             Rejection::Mismatch(Mismatch::OtherChannel) => match q.and_then(|q| q.channel.as_deref()) {
-                Some(c) => format!("it is not in channel {c}"),
-                None => "it is not in the channel asked for".to_string(),
+                Some(c) => format!("not in channel {c}"),
+                None => "not in the channel asked for".to_string(),
             },
             Rejection::Mismatch(Mismatch::OutOfRange) => match q.and_then(|q| q.version_range.as_ref()) {
-                Some(v) => format!("it is outside the range {v}"),
-                None => "it is outside the range asked for".to_string(),
+                Some(v) => format!("outside the range {v}"),
+                None => "outside the range asked for".to_string(),
             },
-            Rejection::Mismatch(Mismatch::NotPinned) => "it is not the pinned bundle".to_string(),
-            Rejection::NotAnUpgrade => "it is not one upgrade edge away from the installed bundle".to_string(),
+            Rejection::Mismatch(Mismatch::NotPinned) => "not the pinned bundle".to_string(),
+            Rejection::NotAnUpgrade => "not one upgrade edge away from the installed bundle".to_string(),
         }
     }
 
@@ -154,7 +167,10 @@ impl Words<'_> {
         groups.sort_by(|a, b| a.0.cmp(&b.0));
         groups
             .into_iter()
-            .map(|(why, names)| format!("{} excluded: {}", list(&names, "and"), self.rejection(r, why)))
+            .map(|(why, names)| {
+                let n = names.len();
+                format!("{} {} excluded because {} {} {}", list(&names, "and"), be(n), it(n), be(n), self.rejection(r, why))
+            })
             .collect()
     }
 
@@ -172,30 +188,15 @@ impl Words<'_> {
                         None => format!("no bundle satisfies {what}"),
                     }
                 } else {
-                    format!("{what} is satisfied by {}", list(&others, "or"))
+                    format!("{what} can only be satisfied by {}", list(&others, "or"))
                 };
-                let rej = self.rejections(*requirement, rejected);
-                if !rej.is_empty() {
-                    s.push_str(&format!(" ({})", rej.join("; ")));
+                for r in self.rejections(*requirement, rejected) {
+                    s.push_str(&format!("; {r}"));
                 }
                 s
             }
             Reason::Dependency { bundle, dependency, excluded } => {
-                let mut s = format!("{} requires {}", self.bundle(*bundle), self.dependency(dependency));
-                let ex: Vec<String> = excluded.iter().map(|(b, _)| self.bundle(*b)).collect();
-                match (others.is_empty(), excluded.is_empty()) {
-                    (true, true) => s.push_str(", and no bundle in the catalogs provides it"),
-                    (true, false) => {
-                        let whys: Vec<String> = excluded
-                            .iter()
-                            .map(|(b, e)| format!("{} is excluded because {}", self.bundle(*b), self.exclusion(*e)))
-                            .collect();
-                        let only = if ex.len() == 1 { "only " } else { "" };
-                        s.push_str(&format!("; {only}{} provides it, and {}", list(&ex, "and"), list(&whys, "and")));
-                    }
-                    (false, _) => s.push_str(&format!("; {} provides it", list(&others, "or"))),
-                }
-                s
+                self.dependency_sentence(*bundle, dependency, excluded, &others)
             }
             Reason::OnePerPackage(p) => format!(
                 "{} are bundles of package {}, and only one bundle of a package can be installed",
@@ -203,11 +204,65 @@ impl Words<'_> {
                 self.u.package_name(*p)
             ),
             Reason::OnePerGvk(g) => format!(
-                "{} all provide {}, and only one installed bundle may provide an API",
+                "{} {} provide {}, and only one installed bundle may provide an API",
                 list(&on, "and"),
+                if on.len() == 2 { "both" } else { "all" },
                 self.u.gvk(*g).map_or_else(|| "the same API".to_string(), |g| format!("API {g}"))
             ),
-            Reason::KeepInstalled(b) => format!("keepInstalled keeps {} installed", self.bundle(*b)),
+            Reason::KeepInstalled(b) => {
+                format!("keepInstalled: true keeps the installed bundle {}", self.u.bundle(*b).name)
+            }
         }
     }
+
+    fn dependency_sentence(
+        &self,
+        bundle: BundleId,
+        dependency: &Dependency,
+        excluded: &[(BundleId, Exclusion)],
+        candidates: &[String],
+    ) -> String {
+        let mut s = format!("{} requires {}", self.bundle(bundle), self.dependency(dependency));
+        if !candidates.is_empty() {
+            let n = candidates.len();
+            let verb = if n == 1 { "provides" } else { "provide" };
+            s.push_str(&format!("; {} {verb} it", list(candidates, "or")));
+            return s;
+        }
+        if excluded.is_empty() {
+            s.push_str(&match self.outside_range(dependency) {
+                Some(names) => {
+                    let n = names.len();
+                    format!("; {} {} outside that range", list(&names, "and"), be(n))
+                }
+                None => ", and no bundle in the catalogs provides it".to_string(),
+            });
+            return s;
+        }
+        let ex: Vec<String> = excluded.iter().map(|(b, _)| self.bundle(*b)).collect();
+        let whys: Vec<String> = excluded
+            .iter()
+            .map(|(b, e)| format!("{} is excluded because it is {}", self.bundle(*b), self.exclusion(*e)))
+            .collect();
+        let only = if ex.len() == 1 { "only " } else { "" };
+        let verb = if ex.len() == 1 { "provides" } else { "provide" };
+        s.push_str(&format!("; {only}{} {verb} it, and {}", list(&ex, "and"), list(&whys, "and")));
+        s
+    }
+
+    /// Bundles of a required package that exist but miss the range.
+    fn outside_range(&self, dependency: &Dependency) -> Option<Vec<String>> {
+        let Dependency::Package { package, .. } = dependency else { return None };
+        let p = self.u.set.package_id(package)?;
+        let names: Vec<String> = self.u.set.bundles_of(p).iter().map(|b| self.bundle(*b)).collect();
+        (!names.is_empty()).then_some(names)
+    }
+}
+
+fn be(n: usize) -> &'static str {
+    if n == 1 { "is" } else { "are" }
+}
+
+fn it(n: usize) -> &'static str {
+    if n == 1 { "it" } else { "they" }
 }

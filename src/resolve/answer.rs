@@ -21,14 +21,31 @@ pub enum Action {
     Keep,
 }
 
-/// How an upgrade reaches its target.
+/// How an upgrade reaches its target (serialized as a plain string).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Via {
-    /// An upgrade edge of the channel.
-    Edge(Edge),
-    /// The installed bundle no longer fits the requirement, which picks this bundle directly.
+    /// The target's `replaces` names the installed bundle.
+    Replaces,
+    /// The target's `skips` names the installed bundle.
+    Skips,
+    /// The target's `skipRange` contains the installed version.
+    SkipRange,
+    /// No edge leads there: the requirement no longer accepts the installed bundle and picks
+    /// the target directly.
     Requested,
+    /// No edge leads there: a dependency of another selected bundle needs the target.
+    Dependency,
+}
+
+impl From<Edge> for Via {
+    fn from(e: Edge) -> Via {
+        match e {
+            Edge::Replaces => Via::Replaces,
+            Edge::Skips => Via::Skips,
+            Edge::SkipRange => Via::SkipRange,
+        }
+    }
 }
 
 /// A bundle in the answer.
@@ -69,12 +86,19 @@ pub struct Answer {
     pub selected: Vec<Selected>,
     /// Installed bundles no longer needed, sorted by package.
     pub unneeded: Vec<Unneeded>,
+    /// Deprecation notices for selected bundles.
+    pub warnings: Vec<String>,
+    /// The selected bundles' ids, in the order the solver selected them.
+    #[serde(skip)]
+    pub bundles: Vec<crate::catalog::BundleId>,
 }
 
 pub(super) fn answer(u: &Universe<'_>, d: &Derived<'_>, built: &Built, request: &Request, sel: &[Var]) -> Answer {
     let mut selected = Vec::new();
+    let mut bundles = Vec::new();
     for v in sel {
         let Some(Subject::Bundle(b)) = built.subjects.get(v.0 as usize).copied() else { continue };
+        bundles.push(b);
         let bundle = u.bundle(b);
         let package = u.package_name(bundle.package).to_string();
         let requirement = request.require.iter().position(|q| q.package == package);
@@ -84,10 +108,10 @@ pub(super) fn answer(u: &Universe<'_>, d: &Derived<'_>, built: &Built, request: 
             Some(i) if i == b => (Action::Keep, None, None),
             Some(i) => {
                 let edge = d.successors.iter().find(|(x, e, _)| *x == i && *e == b).map(|(_, _, k)| *k);
-                let upgrading = requirement.and_then(|r| built.upgrading.get(r).copied().flatten());
-                let via = match (edge, upgrading) {
-                    (Some(k), Some(_)) => Via::Edge(k),
-                    _ => Via::Requested,
+                let via = match (edge, requirement) {
+                    (Some(k), _) => Via::from(k),
+                    (None, Some(_)) => Via::Requested,
+                    (None, None) => Via::Dependency,
                 };
                 (Action::Upgrade, Some(u.bundle(i).name.clone()), Some(via))
             }
@@ -115,5 +139,13 @@ pub(super) fn answer(u: &Universe<'_>, d: &Derived<'_>, built: &Built, request: 
         })
         .collect();
     unneeded.sort_by(|a, b| a.package.cmp(&b.package));
-    Answer { selected, unneeded }
+    let mut warnings: Vec<String> = bundles
+        .iter()
+        .filter_map(|b| {
+            let m = d.deprecation_messages.get(b)?;
+            Some(format!("{} is deprecated by catalog {}: {m}", u.bundle(*b).name, u.catalog_name(u.bundle(*b).catalog)))
+        })
+        .collect();
+    warnings.sort();
+    Answer { selected, unneeded, warnings, bundles }
 }

@@ -39,6 +39,7 @@ pub fn order_dependency(u: &Universe<'_>, d: &Derived<'_>, dependent: BundleId, 
         let bundle = u.bundle(b);
         let (not_default, ch, dist) = channel_key(d, b, None);
         (
+            d.deprecated.contains(&b),
             !u.is_installed(b),
             !d.same_catalog.contains(&(dependent, b)),
             catalog_key(u, bundle.catalog),
@@ -59,6 +60,7 @@ pub fn order_install(u: &Universe<'_>, d: &Derived<'_>, channel: Option<&str>, c
     cands.sort_by_cached_key(|&b| {
         let bundle = u.bundle(b);
         (
+            d.deprecated.contains(&b),
             catalog_key(u, bundle.catalog),
             channel_key(d, b, channel),
             Reverse(bundle.version.clone()),
@@ -74,6 +76,7 @@ pub fn order_upgrades(u: &Universe<'_>, d: &Derived<'_>, channel: Option<&str>, 
         let bundle = u.bundle(b);
         let (not_default, ch, dist) = channel_key(d, b, channel);
         (
+            d.deprecated.contains(&b),
             catalog_key(u, bundle.catalog),
             not_default,
             dist,

@@ -75,6 +75,8 @@ pub struct ChannelOrders {
     pub members: Vec<(BundleId, String, u32)>,
     /// Channels with no head, a cycle or two chains.
     pub broken: Vec<BrokenChannel>,
+    /// Bundles deprecated by `olm.deprecations`, with the catalog's message.
+    pub deprecated: FxHashMap<BundleId, String>,
 }
 
 impl ChannelOrders {
@@ -100,8 +102,50 @@ impl ChannelOrders {
                 }
             }
         }
+        out.deprecated = catalog_deprecations(set, &out.members);
         out
     }
+}
+
+/// Bundles deprecated by `olm.deprecations`: the whole package, the bundle by name, or every
+/// channel that orders the bundle.
+fn catalog_deprecations(
+    set: &crate::catalog::CatalogSet,
+    members: &[(BundleId, String, u32)],
+) -> FxHashMap<BundleId, String> {
+    use crate::catalog::DeprecationRef;
+    let mut out: FxHashMap<BundleId, String> = FxHashMap::default();
+    for d in &set.deprecations {
+        let of_package = set
+            .bundles_of(d.package)
+            .iter()
+            .filter_map(|b| set.bundle(*b))
+            .filter(|b| b.catalog == d.catalog);
+        for b in of_package {
+            let hit = match &d.reference {
+                DeprecationRef::Package => true,
+                DeprecationRef::Bundle(name) => *name == b.name,
+                DeprecationRef::Channel(ch) => {
+                    let mut chans = members.iter().filter(|(x, _, _)| *x == b.id).peekable();
+                    chans.peek().is_some() && chans.all(|(_, c, _)| channel_deprecated(set, b, c, ch))
+                }
+            };
+            if hit {
+                out.entry(b.id).or_insert_with(|| d.message.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Is channel `c` of bundle `b`'s package deprecated (by an entry naming `named` or another)?
+fn channel_deprecated(set: &crate::catalog::CatalogSet, b: &crate::catalog::Bundle, c: &str, named: &str) -> bool {
+    c == named
+        || set.deprecations.iter().any(|d| {
+            d.package == b.package
+                && d.catalog == b.catalog
+                && matches!(&d.reference, crate::catalog::DeprecationRef::Channel(x) if x == c)
+        })
 }
 
 /// The program's output relations, sorted.
@@ -121,6 +165,10 @@ pub struct Derived<'a> {
     pub channels: FxHashMap<BundleId, Vec<(&'a str, u32)>>,
     pub in_default_channel: FxHashMap<BundleId, &'a str>,
     pub same_catalog: rustc_hash::FxHashSet<(BundleId, BundleId)>,
+    /// Reached bundles deprecated by their catalog.
+    pub deprecated: rustc_hash::FxHashSet<BundleId>,
+    /// The catalog's message for each deprecated reached bundle.
+    pub deprecation_messages: FxHashMap<BundleId, &'a str>,
 }
 
 /// Runs the rules for one request.
@@ -141,7 +189,13 @@ pub fn run<'a>(
         rt.extend(req.catalog.map(|x| RequirementCatalog(r, x)));
     }
     rt.extend(u.installed.iter().map(|b| Installed(*b)));
-    collect(rt.run())
+    let mut d = collect(rt.run());
+    d.deprecation_messages = d
+        .deprecated
+        .iter()
+        .filter_map(|b| orders.deprecated.get(b).map(|m| (*b, m.as_str())))
+        .collect();
+    d
 }
 
 fn load_catalog<'a>(rt: &mut Crepe<'a>, u: &'a Universe<'a>, orders: &'a ChannelOrders) {
@@ -170,6 +224,7 @@ fn load_catalog<'a>(rt: &mut Crepe<'a>, u: &'a Universe<'a>, orders: &'a Channel
         }
     }
     rt.extend(orders.members.iter().map(|(b, ch, d)| ChannelMember(*b, ch, *d)));
+    rt.extend(orders.deprecated.keys().map(|b| CatalogDeprecated(*b)));
     for (i, c) in u.set.catalogs.iter().enumerate() {
         rt.extend([CatalogPriority(CatalogId(i as u32), c.priority)]);
     }
@@ -201,6 +256,7 @@ type Output<'a> = (
     HashSet<InDefaultChannel<'a>>,
     HashSet<SameCatalog>,
     HashSet<CandidatePriority>,
+    HashSet<DeprecatedCandidate>,
     HashSet<Successor>,
     HashSet<InstalledFor>,
     HashSet<InstalledFits>,
@@ -214,7 +270,7 @@ fn sorted<T: Ord>(it: impl IntoIterator<Item = T>) -> Vec<T> {
 }
 
 fn collect(out: Output<'_>) -> Derived<'_> {
-    let (mism, rmatch, reached, dmatch, dcand, excl, chans, defc, same, _prio, succ, ifor, ifits, upc) = out;
+    let (mism, rmatch, reached, dmatch, dcand, excl, chans, defc, same, _prio, depr, succ, ifor, ifits, upc) = out;
     let mut d = Derived::default();
     for Excluded(b, why) in excl {
         let e = d.excluded.entry(b).or_insert(why);
@@ -238,6 +294,7 @@ fn collect(out: Output<'_>) -> Derived<'_> {
         d.in_default_channel.insert(b, ch);
     }
     d.same_catalog = same.into_iter().map(|SameCatalog(a, b)| (a, b)).collect();
+    d.deprecated = depr.into_iter().map(|DeprecatedCandidate(b)| b).collect();
     d
 }
 

@@ -3,6 +3,7 @@
 
 mod answer;
 mod candidates;
+mod check;
 mod derive;
 mod problem;
 pub mod reason;
@@ -12,6 +13,7 @@ use crate::catalog::{CatalogId, CatalogSet, ChannelError};
 use crate::request::Request;
 use crate::solver::{self, DerivationTree, SolveError, SolveOptions};
 
+pub use check::{Violation, check};
 pub use answer::{Action, Answer, Selected, Unneeded, Via};
 pub use derive::{Edge, Exclusion, Mismatch};
 pub use problem::Subject;
@@ -114,7 +116,11 @@ impl<'a> Resolver<'a> {
             let d = derive::run(&u, &self.orders, &facts);
             let built = problem::build(&u, &d, request);
             match solver::solve(&built.problem, &self.options) {
-                Ok(sel) => Outcome::Resolved(answer::answer(&u, &d, &built, request, &sel)),
+                Ok(sel) => {
+                    let a = answer::answer(&u, &d, &built, request, &sel);
+                    debug_assert_eq!(check(&u, request, &a.bundles), Ok(()), "answer fails the checker");
+                    Outcome::Resolved(a)
+                }
                 Err(SolveError::Unsatisfiable(tree)) => Outcome::Unsatisfiable(Failure {
                     tree,
                     subjects: built.subjects,

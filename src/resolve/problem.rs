@@ -27,8 +27,6 @@ pub struct Built {
     pub problem: Problem<Reason>,
     pub subjects: Vec<Subject>,
     var_of: FxHashMap<BundleId, Var>,
-    /// For each requirement: the installed bundle it upgrades from, when it fits.
-    pub upgrading: Vec<Option<BundleId>>,
 }
 
 /// Builds the problem for `request` from the derived facts.
@@ -40,7 +38,6 @@ pub fn build(u: &Universe<'_>, d: &Derived<'_>, request: &Request) -> Built {
             problem: Problem::new(),
             subjects: Vec::new(),
             var_of: FxHashMap::default(),
-            upgrading: Vec::new(),
         },
         queue: Vec::new(),
     };
@@ -135,7 +132,6 @@ impl Builder<'_, '_> {
         self.add_excluded_of_package(r, request, &mut rejected);
         rejected.sort();
         rejected.dedup_by_key(|(b, _)| *b);
-        self.built.upgrading.push(fits);
         let vars = cands.iter().map(|c| self.bundle_var(*c)).collect();
         let reason = Reason::RequirementCandidates { requirement: r, rejected };
         self.built.problem.add(v, Constraint::Dependency(vars), reason);

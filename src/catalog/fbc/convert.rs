@@ -203,7 +203,7 @@ impl Records {
         for (i, p) in doc.properties.unwrap_or_default().into_iter().enumerate() {
             b.property(self, &origin, i, p.into(), keep_heavy)?;
         }
-        let Some((field, pkg_name, version)) = b.package.take() else {
+        let Some((index, pkg_name, version)) = b.package.take() else {
             return Err(LoadError::Invalid {
                 origin,
                 field: "properties".into(),
@@ -212,18 +212,23 @@ impl Records {
         };
         let version = Version::parse(&version).map_err(|e| LoadError::Invalid {
             origin: origin.clone(),
-            field: format!("{field}.version"),
+            field: format!("{}.version", value_field(index)),
             message: format!("bundle {name:?}: {e}"),
         })?;
         if pkg_name != package {
             let msg = format!(
                 "bundle {name:?} is in package {package:?} but its olm.package property says {pkg_name:?}"
             );
-            self.warn(WarningKind::PackageNameMismatch, &origin, format!("{field}.packageName"), msg);
+            let field = format!("{}.packageName", value_field(index));
+            self.warn(WarningKind::PackageNameMismatch, &origin, field, msg);
         }
         self.bundles.push(b.finish(package, name, version, doc.image, origin));
         Ok(())
     }
+}
+
+fn value_field(i: usize) -> String {
+    format!("properties[{i}].value")
 }
 
 fn deprecation_ref(schema: Option<&str>, name: Option<Cow<'_, str>>) -> Result<DeprecationRef, String> {
@@ -272,8 +277,8 @@ fn flat_gvk(f: FlatProps) -> Result<Gvk, String> {
 /// Accumulates a bundle's typed properties.
 #[derive(Default)]
 struct BundleBuilder {
-    /// (field path, packageName, version) of the `olm.package` property.
-    package: Option<(String, String, String)>,
+    /// (property index, packageName, version) of the `olm.package` property.
+    package: Option<(usize, String, String)>,
     provides: Vec<Gvk>,
     labels: Vec<String>,
     requires_packages: Vec<PackageRequirement>,
@@ -303,10 +308,9 @@ impl BundleBuilder {
             self.deprecated = true;
             return Ok(());
         }
-        let field = format!("properties[{i}].value");
         if matches!(p.value, PropVal::Missing) {
             let msg = format!("{kind_name} property has no value");
-            recs.warn(WarningKind::PropertyWithoutValue, origin, field, msg);
+            recs.warn(WarningKind::PropertyWithoutValue, origin, value_field(i), msg);
             if kind == Kind::Other {
                 self.properties.push(OpaqueProperty {
                     kind: kind_name.into_owned(),
@@ -322,7 +326,7 @@ impl BundleBuilder {
             }
             _ => {
                 let flat = p.value.into_flat();
-                self.typed(recs, origin, (kind, &kind_name, field), flat)
+                self.typed(recs, origin, (kind, &kind_name, i), flat)
             }
         }
     }
@@ -346,19 +350,21 @@ impl BundleBuilder {
         &mut self,
         recs: &mut Records,
         origin: &Origin,
-        (kind, kind_name, field): (Kind, &str, String),
+        (kind, kind_name, i): (Kind, &str, usize),
         flat: Result<FlatProps, String>,
     ) -> Result<(), LoadError> {
-        let message = match flat.and_then(|f| self.apply(kind, f, &field)) {
+        let message = match flat.and_then(|f| self.apply(kind, f, i)) {
             Ok(repairs) => {
                 for r in repairs {
                     let msg = format!("{kind_name} versionRange repaired: {r}");
-                    recs.warn(WarningKind::RepairedRange, origin, format!("{field}.versionRange"), msg);
+                    let field = format!("{}.versionRange", value_field(i));
+                    recs.warn(WarningKind::RepairedRange, origin, field, msg);
                 }
                 return Ok(());
             }
             Err(message) => message,
         };
+        let field = value_field(i);
         let provided = matches!(kind, Kind::Gvk | Kind::Label);
         if provided {
             let msg = format!("{kind_name} property ignored: {message}");
@@ -373,15 +379,17 @@ impl BundleBuilder {
     }
 
     /// Records a typed property; returns the repairs made to its version range.
-    fn apply(&mut self, kind: Kind, f: FlatProps, field: &str) -> Result<Vec<String>, String> {
+    fn apply(&mut self, kind: Kind, f: FlatProps, i: usize) -> Result<Vec<String>, String> {
         match kind {
             Kind::Package => {
                 let name = flat_str(f.package_name, "packageName")?;
                 let version = flat_str(f.version, "version")?;
                 match &self.package {
-                    None => self.package = Some((field.to_string(), name, version)),
+                    None => self.package = Some((i, name, version)),
                     Some((_, n, v)) if *n == name && *v == version => {}
-                    Some((first, ..)) => return Err(format!("more than one olm.package property (first at {first})")),
+                    Some((first, ..)) => {
+                        return Err(format!("more than one olm.package property (first at properties[{first}])"));
+                    }
                 }
             }
             Kind::Gvk => self.provides.push(flat_gvk(f)?),

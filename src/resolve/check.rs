@@ -1,0 +1,154 @@
+//! An independent checker: does a selection satisfy every rule of SEMANTICS.md §2, §4, §6
+//! and §7? It recomputes everything from the catalog (no Datalog, no solver), so tests and
+//! debug builds can hold each answer against it.
+
+use crate::catalog::{BundleId, ChannelGraph};
+use crate::request::{Request, Requirement};
+
+use super::universe::Universe;
+
+/// A rule a selection breaks, in words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Violation(pub String);
+
+/// Channel facts recomputed from the catalog: which channels order each bundle.
+struct Channels {
+    /// (bundle, channel name) for every bundle on a channel's upgrade order.
+    members: Vec<(BundleId, String)>,
+}
+
+impl Channels {
+    fn new(u: &Universe<'_>) -> Channels {
+        let mut members = Vec::new();
+        for p in &u.set.packages {
+            for ch in &p.channels {
+                let Ok(g) = ChannelGraph::build(ch) else { continue };
+                for &i in g.order() {
+                    if let Some(b) = ch.entries.get(i).and_then(|e| e.bundle) {
+                        members.push((b, ch.name.clone()));
+                    }
+                }
+            }
+        }
+        Channels { members }
+    }
+
+    fn on_any(&self, b: BundleId) -> bool {
+        self.members.iter().any(|(x, _)| *x == b)
+    }
+
+    fn on(&self, b: BundleId, ch: &str) -> bool {
+        self.members.iter().any(|(x, c)| *x == b && c == ch)
+    }
+}
+
+/// Checks `selected` (bundle ids) against the request. `Ok` when every rule holds.
+pub fn check(u: &Universe<'_>, request: &Request, selected: &[BundleId]) -> Result<(), Violation> {
+    let ch = Channels::new(u);
+    let name = |b: BundleId| u.bundle(b).name.clone();
+    let excluded = |b: BundleId| !u.is_installed(b) && (u.bundle(b).deprecated || !ch.on_any(b));
+    for (i, &a) in selected.iter().enumerate() {
+        for &b in &selected[i + 1..] {
+            if u.package_of(a) == u.package_of(b) {
+                return Err(Violation(format!("{} and {} share a package", name(a), name(b))));
+            }
+            if u.bundle(a).provides.iter().any(|g| u.bundle(b).provides.contains(g)) {
+                return Err(Violation(format!("{} and {} provide the same API", name(a), name(b))));
+            }
+        }
+    }
+    for (r, q) in request.require.iter().enumerate() {
+        let ok = selected.iter().any(|&b| satisfies(u, &ch, q, b));
+        if !ok {
+            return Err(Violation(format!("requirement {r} ({}) is not met", q.package)));
+        }
+    }
+    for &b in selected {
+        let pinned = request.require.iter().any(|q| q.bundle.as_deref() == Some(u.bundle(b).name.as_str()));
+        if excluded(b) && !(pinned && !u.bundle(b).deprecated) {
+            return Err(Violation(format!("{} is excluded", name(b))));
+        }
+        check_dependencies(u, selected, b, &excluded)?;
+    }
+    if request.keep_installed {
+        for &i in &u.installed {
+            if !selected.iter().any(|&b| u.package_of(b) == u.package_of(i)) {
+                return Err(Violation(format!("keepInstalled: {} was dropped", name(i))));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Does bundle `b` meet requirement `q`, including the one-edge upgrade rule?
+fn satisfies(u: &Universe<'_>, ch: &Channels, q: &Requirement, b: BundleId) -> bool {
+    let bundle = u.bundle(b);
+    if u.package_name(bundle.package) != q.package {
+        return false;
+    }
+    let in_catalog = q.catalog.as_deref().is_none_or(|c| u.catalog_name(bundle.catalog) == c);
+    let in_range = q.version_range.as_ref().is_none_or(|r| r.matches(&bundle.version));
+    let pinned = q.bundle.as_deref().is_none_or(|p| p == bundle.name);
+    let on_channel = q.bundle.is_some() || q.channel.as_deref().is_none_or(|c| ch.on(b, c));
+    if !(in_catalog && in_range && pinned) {
+        return false;
+    }
+    let installed = u.installed.iter().copied().find(|i| u.package_of(*i) == bundle.package);
+    match installed {
+        Some(i) if fits(u, q, i) => i == b || (on_channel && is_successor(u, i, b)),
+        _ => on_channel,
+    }
+}
+
+/// Does the installed bundle still fit the requirement (channel aside)?
+fn fits(u: &Universe<'_>, q: &Requirement, i: BundleId) -> bool {
+    let b = u.bundle(i);
+    q.catalog.as_deref().is_none_or(|c| u.catalog_name(b.catalog) == c)
+        && q.version_range.as_ref().is_none_or(|r| r.matches(&b.version))
+        && q.bundle.as_deref().is_none_or(|p| p == b.name)
+}
+
+/// Is `e` a direct successor of installed `i` in some channel (replaces, skips, skipRange)?
+fn is_successor(u: &Universe<'_>, i: BundleId, e: BundleId) -> bool {
+    let inst = u.bundle(i);
+    u.set.packages.iter().flat_map(|p| &p.channels).any(|c| {
+        c.entries.iter().any(|en| {
+            en.bundle == Some(e)
+                && u.bundle(e).package == inst.package
+                && (en.replaces.as_deref() == Some(inst.name.as_str())
+                    || en.skips.iter().any(|s| *s == inst.name)
+                    || en.skip_range.as_ref().is_some_and(|r| r.matches(&inst.version)))
+        })
+    })
+}
+
+fn check_dependencies(
+    u: &Universe<'_>,
+    selected: &[BundleId],
+    b: BundleId,
+    excluded: &dyn Fn(BundleId) -> bool,
+) -> Result<(), Violation> {
+    let bundle = u.bundle(b);
+    let usable = |x: &&BundleId| !excluded(**x);
+    for req in &bundle.requires_packages {
+        let ok = selected.iter().filter(usable).any(|&x| {
+            let xb = u.bundle(x);
+            u.package_name(xb.package) == req.package && req.range.matches(&xb.version)
+        });
+        if !ok {
+            return Err(Violation(format!("{} needs package {} {}", bundle.name, req.package, req.range)));
+        }
+    }
+    for g in &bundle.requires_gvks {
+        if !selected.iter().filter(usable).any(|&x| u.bundle(x).provides.contains(g)) {
+            return Err(Violation(format!("{} needs an API nobody selected provides", bundle.name)));
+        }
+    }
+    for l in &bundle.requires_labels {
+        if !selected.iter().filter(usable).any(|&x| u.bundle(x).labels.contains(l)) {
+            return Err(Violation(format!("{} needs label {l}", bundle.name)));
+        }
+    }
+    Ok(())
+}
