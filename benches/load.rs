@@ -16,7 +16,10 @@ fn files(dir: &Path) -> Vec<(PathBuf, u64)> {
             if let Ok(rd) = std::fs::read_dir(&p) {
                 stack.extend(rd.filter_map(|e| e.ok()).map(|e| e.path()));
             }
-        } else if matches!(p.extension().and_then(|e| e.to_str()), Some("json" | "yaml" | "yml")) {
+        } else if matches!(
+            p.extension().and_then(|e| e.to_str()),
+            Some("json" | "yaml" | "yml")
+        ) {
             let len = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
             out.push((p, len));
         }
@@ -50,7 +53,11 @@ fn measure(row: &Row, iters: usize) {
         times.push(t.elapsed());
     }
     times.sort();
-    let median = times.get(times.len() / 2).copied().unwrap_or_default().as_secs_f64();
+    let median = times
+        .get(times.len() / 2)
+        .copied()
+        .unwrap_or_default()
+        .as_secs_f64();
     let mb = row.bytes as f64 / 1e6;
     println!(
         "{:<28} {:>6} {:>8.1} {:>8} {:>10.1} {:>8.1} {:>10.0}",
@@ -65,7 +72,11 @@ fn measure(row: &Row, iters: usize) {
 }
 
 fn source(path: &Path) -> CatalogSource {
-    let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("catalog").to_string();
+    let name = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("catalog")
+        .to_string();
     CatalogSource {
         name,
         path: path.to_path_buf(),
@@ -86,41 +97,76 @@ fn group(label: &str, dirs: &[PathBuf], keep_heavy: bool) -> Row {
 
 fn main() {
     let shared = Path::new("../shared/catalogs");
-    let root = if shared.is_dir() { shared } else { Path::new("catalogs") };
-    let iters = std::env::var("DEPPY_BENCH_ITERS").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
+    let root = if shared.is_dir() {
+        shared
+    } else {
+        Path::new("catalogs")
+    };
+    let iters = std::env::var("DEPPY_BENCH_ITERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(7);
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
         .unwrap_or_default();
     dirs.retain(|d| !d.ends_with("bundle-dirs"));
     dirs.sort();
     let is = |d: &PathBuf, ext: &str| {
         let f = files(d);
-        !f.is_empty() && f.iter().all(|(p, _)| p.extension().and_then(|e| e.to_str()) == Some(ext))
+        !f.is_empty()
+            && f.iter()
+                .all(|(p, _)| p.extension().and_then(|e| e.to_str()) == Some(ext))
     };
     let json: Vec<PathBuf> = dirs.iter().filter(|d| is(d, "json")).cloned().collect();
     let yaml: Vec<PathBuf> = dirs.iter().filter(|d| is(d, "yaml")).cloned().collect();
-    let largest = |ds: &[PathBuf]| ds.iter().flat_map(|d| files(d)).max_by_key(|f| f.1).map(|f| f.0);
-    println!("deppy catalog loading, {} ({} iterations, median)", root.display(), iters);
     println!(
-        "{:<28} {:>6} {:>8} {:>8} {:>10} {:>8} {:>10}",
+        "deppy catalog loading, {} ({} iterations; median, and best in parentheses)",
+        root.display(),
+        iters
+    );
+    println!(
+        "{:<30} {:>6} {:>6} {:>8} {:>10} {:>14} {:>10}",
         "input", "files", "MB", "bundles", "median ms", "MB/s", "bundles/s"
     );
-    let mut rows = vec![
-        group("JSON", &json, false),
-        group("YAML", &yaml, false),
-        group("JSON, keep heavy", &json, true),
-        group("YAML, keep heavy", &yaml, true),
-    ];
-    if let Some(f) = largest(&json) {
-        rows.push(group("largest JSON file (1 thread)", &[f], false));
-    }
-    if let Some(f) = largest(&yaml) {
-        rows.push(group("largest YAML file (1 thread)", std::slice::from_ref(&f), false));
-        rows.push(group("  same, keep heavy", &[f], true));
-    }
-    for row in &rows {
+    for row in &rows(&json, &yaml) {
         measure(row, iters);
     }
-    println!("JSON: {}", json.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", "));
-    println!("YAML: {}", yaml.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", "));
+    let names = |ds: &[PathBuf]| {
+        ds.iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!("JSON: {}", names(&json));
+    println!("YAML: {}", names(&yaml));
+}
+
+/// The inputs measured: every JSON catalog, every YAML catalog, with and without heavy
+/// properties, and the largest file of each format alone (one file: one thread).
+fn rows(json: &[PathBuf], yaml: &[PathBuf]) -> Vec<Row> {
+    let largest = |ds: &[PathBuf]| {
+        ds.iter()
+            .flat_map(|d| files(d))
+            .max_by_key(|f| f.1)
+            .map(|f| f.0)
+    };
+    let mut rows = vec![
+        group("JSON", json, false),
+        group("YAML", yaml, false),
+        group("JSON, keep heavy", json, true),
+        group("YAML, keep heavy", yaml, true),
+    ];
+    if let Some(f) = largest(json) {
+        rows.push(group("largest JSON file", &[f], false));
+    }
+    if let Some(f) = largest(yaml) {
+        rows.push(group("largest YAML file", std::slice::from_ref(&f), false));
+        rows.push(group("largest YAML file, keep heavy", &[f], true));
+    }
+    rows
 }

@@ -53,7 +53,10 @@ fn run(set: &CatalogSet, requests: &[Request]) -> (Vec<Duration>, usize, usize) 
                 }
                 ok += 1;
             }
-            Ok((_, Outcome::Unsatisfiable(_))) => unsat += 1,
+            Ok((_, Outcome::Unsatisfiable(_))) => {
+                eprintln!("  unsatisfiable: {:?}", r.require.iter().map(|q| &q.package).collect::<Vec<_>>());
+                unsat += 1
+            }
             Err(e) => {
                 eprintln!("  {:?}: {e}", r.require.first().map(|q| &q.package));
                 unsat += 1

@@ -17,8 +17,11 @@ pub struct Report {
     pub unneeded: Vec<Unneeded>,
     /// Why, in words (empty when resolved).
     pub explanation: String,
-    /// Non-fatal problems met on the way.
+    /// Non-fatal problems met on the way (loading, malformed channels, deprecations).
     pub warnings: Vec<String>,
+    /// The warnings about the answer itself (deprecations), shown in the text view.
+    #[serde(skip)]
+    pub notices: Vec<String>,
 }
 
 impl Report {
@@ -31,6 +34,7 @@ impl Report {
                 unneeded: a.unneeded.clone(),
                 explanation: String::new(),
                 warnings: warnings.into_iter().chain(a.warnings.iter().cloned()).collect(),
+                notices: a.warnings.clone(),
             },
             Outcome::Unsatisfiable(f) => Report {
                 status: "unsatisfiable",
@@ -38,6 +42,7 @@ impl Report {
                 unneeded: Vec::new(),
                 explanation: explain_failure(f, u, request, detail),
                 warnings,
+                notices: Vec::new(),
             },
         }
     }
@@ -50,7 +55,7 @@ impl Report {
     /// The text view: a table of actions, or the explanation.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        for w in &self.warnings {
+        for w in &self.notices {
             out.push_str(&format!("warning: {w}\n"));
         }
         if !self.is_resolved() {

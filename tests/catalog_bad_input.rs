@@ -56,7 +56,14 @@ fn bundle(name: &str, version: &str) -> String {
 fn malformed_json_is_fatal_with_line_and_column() {
     let text = format!("{PKG}\n{CHANNEL}\n{{\"schema\": \"olm.bundle\",\n  \"name\": }}\n");
     match err(&[("a.json", &text)]) {
-        LoadError::Syntax { file, format, line, column, document, message } => {
+        LoadError::Syntax {
+            file,
+            format,
+            line,
+            column,
+            document,
+            message,
+        } => {
             assert!(file.ends_with("a.json"), "{file}");
             assert_eq!((format, line, document), ("JSON", 4, 3));
             assert!(column > 0);
@@ -71,7 +78,12 @@ fn malformed_yaml_is_fatal_with_line_and_document() {
     let text = "---\nschema: olm.package\nname: foo\n---\nschema: olm.channel\nname: [unclosed\n";
     let e = err(&[("a.yaml", text)]);
     match &e {
-        LoadError::Syntax { format, line, document, .. } => {
+        LoadError::Syntax {
+            format,
+            line,
+            document,
+            ..
+        } => {
             assert_eq!((*format, *document), ("YAML", 2));
             assert!((5..=7).contains(line), "line {line}");
         }
@@ -89,10 +101,19 @@ fn document_without_schema_is_fatal() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(e.to_string().contains("(document 2): document has no `schema` field"), "{e}");
-    let e = err(&[("a.yaml", "---\nschema: olm.package\nname: a\n---\n# c\nname: x\n")]);
+    assert!(
+        e.to_string()
+            .contains("(document 2): document has no `schema` field"),
+        "{e}"
+    );
+    let e = err(&[(
+        "a.yaml",
+        "---\nschema: olm.package\nname: a\n---\n# c\nname: x\n",
+    )]);
     match e {
-        LoadError::MissingSchema { origin } => assert_eq!((origin.document, origin.line), (2, Some(6))),
+        LoadError::MissingSchema { origin } => {
+            assert_eq!((origin.document, origin.line), (2, Some(6)))
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -101,7 +122,11 @@ fn document_without_schema_is_fatal() {
 fn bundle_without_olm_package_is_fatal() {
     let b = r#"{"schema":"olm.bundle","name":"foo.v1.0.0","package":"foo","properties":[{"type":"olm.gvk","value":{"group":"g","version":"v1","kind":"K"}}]}"#;
     match err(&[("a.json", &format!("{PKG}\n{b}\n"))]) {
-        LoadError::Invalid { origin, field, message } => {
+        LoadError::Invalid {
+            origin,
+            field,
+            message,
+        } => {
             assert_eq!(origin.document, 2);
             assert_eq!(field, "properties");
             assert!(message.contains("no olm.package property"), "{message}");
@@ -112,7 +137,10 @@ fn bundle_without_olm_package_is_fatal() {
 
 #[test]
 fn invalid_bundle_version_is_fatal() {
-    match err(&[("a.json", &format!("{PKG}\n{}\n", bundle("foo.v1", "one.two")))]) {
+    match err(&[(
+        "a.json",
+        &format!("{PKG}\n{}\n", bundle("foo.v1", "one.two")),
+    )]) {
         LoadError::Invalid { field, message, .. } => {
             assert_eq!(field, "properties[0].value.version");
             assert!(message.contains("one.two"), "{message}");
@@ -123,18 +151,36 @@ fn invalid_bundle_version_is_fatal() {
 
 #[test]
 fn known_schema_with_wrong_field_type_is_fatal() {
-    let text = format!("{PKG}\n{{\"schema\":\"olm.channel\",\"package\":\"foo\",\"name\":\"s\",\"entries\":5}}\n");
+    let text = format!(
+        "{PKG}\n{{\"schema\":\"olm.channel\",\"package\":\"foo\",\"name\":\"s\",\"entries\":5}}\n"
+    );
     match err(&[("a.json", &text)]) {
-        LoadError::Syntax { line, document, message, .. } => {
+        LoadError::Syntax {
+            line,
+            document,
+            message,
+            ..
+        } => {
             assert_eq!((line, document), (2, 2));
-            assert!(message.starts_with("invalid olm.channel document"), "{message}");
+            assert!(
+                message.starts_with("invalid olm.channel document"),
+                "{message}"
+            );
         }
         other => panic!("{other:?}"),
     }
-    match err(&[("a.yaml", "schema: olm.bundle\nname: foo.v1\npackage: foo\nproperties: {a: 1}\n")]) {
-        LoadError::Syntax { format, message, .. } => {
+    match err(&[(
+        "a.yaml",
+        "schema: olm.bundle\nname: foo.v1\npackage: foo\nproperties: {a: 1}\n",
+    )]) {
+        LoadError::Syntax {
+            format, message, ..
+        } => {
             assert_eq!(format, "YAML");
-            assert!(message.starts_with("invalid olm.bundle document"), "{message}");
+            assert!(
+                message.starts_with("invalid olm.bundle document"),
+                "{message}"
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -153,7 +199,13 @@ fn unknown_schemas_and_non_catalog_files_are_skipped() {
     let odd = r#"{"schema":"olm.template.basic","entries":"not a list","name":5}"#;
     let yaml_odd = "schema: example.com/thing\nentries: 7\n";
     let set = ok(&[
-        ("a.json", &format!("{PKG}\n{odd}\n{CHANNEL}\n{}\n", bundle("foo.v1.0.0", "1.0.0"))),
+        (
+            "a.json",
+            &format!(
+                "{PKG}\n{odd}\n{CHANNEL}\n{}\n",
+                bundle("foo.v1.0.0", "1.0.0")
+            ),
+        ),
         ("b.yaml", yaml_odd),
         ("notes.txt", "not a catalog"),
         (".hidden/x.json", "{ broken"),
@@ -168,22 +220,37 @@ fn channel_entry_without_bundle_warns() {
     let w = warnings_of(&set, WarningKind::EntryWithoutBundle);
     assert_eq!(w.len(), 1);
     assert_eq!(w[0].field.as_deref(), Some("entries[0].name"));
-    assert!(w[0].to_string().contains("a.json:2 (document 2)"), "{}", w[0]);
+    assert!(
+        w[0].to_string().contains("a.json:2 (document 2)"),
+        "{}",
+        w[0]
+    );
     assert_eq!(set.packages[0].channels[0].entries[0].bundle, None);
 }
 
 #[test]
 fn duplicate_bundles() {
     let b = bundle("foo.v1.0.0", "1.0.0");
-    let set = ok(&[("a.json", &format!("{PKG}\n{CHANNEL}\n{b}\n")), ("b.json", &b)]);
+    let set = ok(&[
+        ("a.json", &format!("{PKG}\n{CHANNEL}\n{b}\n")),
+        ("b.json", &b),
+    ]);
     assert_eq!(set.bundles.len(), 1);
     let w = warnings_of(&set, WarningKind::DuplicateBundle);
     assert_eq!(w.len(), 1);
-    assert!(w[0].origin.as_ref().is_some_and(|o| o.file.ends_with("b.json")));
+    assert!(
+        w[0].origin
+            .as_ref()
+            .is_some_and(|o| o.file.ends_with("b.json"))
+    );
     // Same name, another version: which one is meant cannot be decided.
     let other = bundle("foo.v1.0.0", "1.0.1");
     match err(&[("a.json", &format!("{PKG}\n{b}\n")), ("b.json", &other)]) {
-        LoadError::Conflict { origin, first, message } => {
+        LoadError::Conflict {
+            origin,
+            first,
+            message,
+        } => {
             assert!(origin.file.ends_with("b.json") && first.file.ends_with("a.json"));
             assert!(message.contains("declared twice"), "{message}");
         }
@@ -203,10 +270,18 @@ fn property_without_value_warns_and_unknown_types_are_kept() {
     let w = warnings_of(&set, WarningKind::PropertyWithoutValue);
     let fields: Vec<_> = w.iter().filter_map(|w| w.field.as_deref()).collect();
     assert_eq!(fields, ["properties[1].value", "properties[2].value"]);
-    let props: Vec<_> = set.bundles[0].properties.iter().map(|p| (p.kind.as_str(), p.value.get())).collect();
+    let props: Vec<_> = set.bundles[0]
+        .properties
+        .iter()
+        .map(|p| (p.kind.as_str(), p.value.get()))
+        .collect();
     assert_eq!(
         props,
-        [("relatedImage", "null"), ("example.com/custom", r#"{"a":[1,2]}"#), ("olm.maxOpenShiftVersion", r#""4.22""#)]
+        [
+            ("relatedImage", "null"),
+            ("example.com/custom", r#"{"a":[1,2]}"#),
+            ("olm.maxOpenShiftVersion", r#""4.22""#)
+        ]
     );
 }
 
@@ -216,7 +291,10 @@ fn skip_ranges_repaired_or_dropped() {
         {"name":"foo.v1.0.0","skipRange":"not a range"},
         {"name":"foo.v2.0.0","replaces":"foo.v1.0.0","skipRange":"<v1.2.0"}]}"#;
     let b2 = bundle("foo.v2.0.0", "2.0.0");
-    let set = ok(&[("a.json", &format!("{PKG}\n{ch}\n{}\n{b2}\n", bundle("foo.v1.0.0", "1.0.0")))]);
+    let set = ok(&[(
+        "a.json",
+        &format!("{PKG}\n{ch}\n{}\n{b2}\n", bundle("foo.v1.0.0", "1.0.0")),
+    )]);
     let bad = warnings_of(&set, WarningKind::InvalidSkipRange);
     assert_eq!(bad.len(), 1);
     assert_eq!(bad[0].field.as_deref(), Some("entries[0].skipRange"));
@@ -234,7 +312,10 @@ fn missing_default_channel_and_package_document_warn() {
         "a.yaml",
         "schema: olm.package\nname: foo\n---\nschema: olm.bundle\nname: bar.v1\npackage: bar\nproperties:\n- type: olm.package\n  value: {packageName: bar, version: 1.0.0}\n",
     )]);
-    assert_eq!(warnings_of(&set, WarningKind::MissingDefaultChannel).len(), 1);
+    assert_eq!(
+        warnings_of(&set, WarningKind::MissingDefaultChannel).len(),
+        1
+    );
     let missing = warnings_of(&set, WarningKind::MissingPackageDocument);
     assert_eq!(missing.len(), 1);
     assert!(missing[0].message.contains("\"bar\""));
@@ -283,7 +364,8 @@ fn package_name_mismatch_warns() {
 
 #[test]
 fn yaml_alias_bomb_is_rejected() {
-    let mut text = String::from("schema: olm.package\nname: foo\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    let mut text =
+        String::from("schema: olm.package\nname: foo\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
     for i in 1..9 {
         let prev = i - 1;
         text.push_str(&format!(

@@ -30,11 +30,22 @@ fn inspect_text_json_yaml() {
 
 #[test]
 fn inspect_several_catalogs() {
-    let o = deppy(&["catalog", "inspect", "catalogs/community-v4.22:1", "catalogs/certified-v4.22:2"]);
+    let o = deppy(&[
+        "catalog",
+        "inspect",
+        "catalogs/community-v4.22:1",
+        "catalogs/certified-v4.22:2",
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
-    assert!(out.contains("catalog community-v4.22 (priority 1)"), "{out}");
-    assert!(out.contains("catalog certified-v4.22 (priority 2)"), "{out}");
+    assert!(
+        out.contains("catalog community-v4.22 (priority 1)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("catalog certified-v4.22 (priority 2)"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -51,8 +62,14 @@ fn validate_exit_codes() {
     let o = deppy(&["catalog", "validate", &path]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     let out = stdout(&o);
-    assert!(out.contains("error: bad/foo/stable: channel \"stable\" has a replaces cycle"), "{out}");
-    assert!(out.contains("error: bad/foo: defaultChannel \"beta\" names no channel"), "{out}");
+    assert!(
+        out.contains("error: bad/foo/stable: channel \"stable\" has a replaces cycle"),
+        "{out}"
+    );
+    assert!(
+        out.contains("error: bad/foo: defaultChannel \"beta\" names no channel"),
+        "{out}"
+    );
     let json = deppy(&["catalog", "validate", &path, "-o", "json"]);
     assert_eq!(json.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
@@ -71,11 +88,18 @@ fn bad_input_exits_2() {
     assert!(err.contains("does not exist"), "{err}");
     let dir = tempfile::tempdir().expect("tempdir");
     let f = dir.path().join("x.json");
-    std::fs::write(&f, "{\"schema\":\"olm.package\",\"name\":\"a\"}\n{\"name\":").expect("write");
+    std::fs::write(
+        &f,
+        "{\"schema\":\"olm.package\",\"name\":\"a\"}\n{\"name\":",
+    )
+    .expect("write");
     let o = deppy(&["catalog", "validate", &f.to_string_lossy()]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("x.json:2:") && err.contains("(document 2): malformed JSON"), "{err}");
+    assert!(
+        err.contains("x.json:2:") && err.contains("(document 2): malformed JSON"),
+        "{err}"
+    );
     let o = deppy(&["catalog", "inspect", "catalogs/odf-dev:high"]);
     assert_eq!(o.status.code(), Some(2));
 }

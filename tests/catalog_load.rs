@@ -39,7 +39,10 @@ fn fingerprint(set: &CatalogSet) -> Vec<String> {
         .iter()
         .map(|b| {
             let gvks = |ids: &[deppy::catalog::GvkId]| -> Vec<String> {
-                ids.iter().filter_map(|g| set.gvk(*g)).map(|g| g.to_string()).collect()
+                ids.iter()
+                    .filter_map(|g| set.gvk(*g))
+                    .map(|g| g.to_string())
+                    .collect()
             };
             let props: Vec<_> = b
                 .properties
@@ -47,7 +50,11 @@ fn fingerprint(set: &CatalogSet) -> Vec<String> {
                 .filter(|p| !heavy.contains(&p.kind.as_str()))
                 .map(|p| (p.kind.as_str(), p.value.get()))
                 .collect();
-            let reqs: Vec<_> = b.requires_packages.iter().map(|r| (&r.package, r.range.to_string())).collect();
+            let reqs: Vec<_> = b
+                .requires_packages
+                .iter()
+                .map(|r| (&r.package, r.range.to_string()))
+                .collect();
             let constraints: Vec<_> = b.constraints.iter().map(|c| c.get()).collect();
             format!(
                 "{} {} {} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {:?}",
@@ -83,7 +90,10 @@ fn every_shipped_catalog_loads_and_validates() {
         let report = validate(&set);
         assert!(!report.has_errors(), "{name}: {}", report.to_text());
     }
-    let all: Vec<_> = SHIPPED.iter().map(|n| source(n, format!("catalogs/{n}"))).collect();
+    let all: Vec<_> = SHIPPED
+        .iter()
+        .map(|n| source(n, format!("catalogs/{n}")))
+        .collect();
     let set = load(&all);
     assert_eq!(set.catalogs.len(), SHIPPED.len());
     // trident-operator ships in both community and certified.
@@ -142,19 +152,30 @@ fn heavy_snapshot_and_property_path() {
     let light = shipped("heavy");
     settings().bind(|| insta::assert_snapshot!("heavy_inspect_text", inspect(&light).to_text()));
     let heavy_kinds = ["olm.csv.metadata", "olm.bundle.object"];
-    assert!(light.bundles.iter().all(|b| b.properties.iter().all(|p| !heavy_kinds.contains(&p.kind.as_str()))));
+    assert!(light.bundles.iter().all(|b| {
+        b.properties
+            .iter()
+            .all(|p| !heavy_kinds.contains(&p.kind.as_str()))
+    }));
     let opts = LoadOptions {
         keep_heavy_properties: true,
     };
     let heavy = CatalogSet::load(&[source("heavy", "catalogs/heavy")], &opts).expect("load");
     for format in [".json", ".yaml"] {
-        let bundles: Vec<_> = heavy.bundles.iter().filter(|b| b.origin.file.ends_with(format)).collect();
+        let bundles: Vec<_> = heavy
+            .bundles
+            .iter()
+            .filter(|b| b.origin.file.ends_with(format))
+            .collect();
         assert!(!bundles.is_empty(), "{format}");
         for b in bundles {
             let meta = b.properties.iter().find(|p| p.kind == "olm.csv.metadata");
             let meta = meta.unwrap_or_else(|| panic!("{} has no olm.csv.metadata", b.name));
             let v: serde_json::Value = serde_json::from_str(meta.value.get()).expect("valid JSON");
-            assert!(v.get("annotations").is_some() || v.get("displayName").is_some(), "{v}");
+            assert!(
+                v.get("annotations").is_some() || v.get("displayName").is_some(),
+                "{v}"
+            );
         }
     }
     // Everything else is the same with or without heavy properties.
@@ -180,7 +201,10 @@ fn shared_yaml_same_with_and_without_heavy_properties() {
         let heavy = CatalogSet::load(&[source(name, &path)], &opts).expect("load");
         assert_eq!(fingerprint(&light), fingerprint(&heavy), "{name}");
         assert_eq!(light.warnings, heavy.warnings, "{name}");
-        let kept = heavy.bundles.iter().filter(|b| b.properties.iter().any(|p| p.kind == "olm.csv.metadata"));
+        let kept = heavy
+            .bundles
+            .iter()
+            .filter(|b| b.properties.iter().any(|p| p.kind == "olm.csv.metadata"));
         assert_eq!(kept.count(), heavy.bundles.len(), "{name}");
     }
 }
@@ -189,7 +213,9 @@ fn shared_yaml_same_with_and_without_heavy_properties() {
 fn dependencies_of_real_bundles() {
     let set = shipped("community-converted-v4.22");
     let find = |name: &str| {
-        let c = set.catalog_id("community-converted-v4.22").expect("catalog");
+        let c = set
+            .catalog_id("community-converted-v4.22")
+            .expect("catalog");
         let id = set.find_bundle(c, name).unwrap_or_else(|| panic!("{name}"));
         set.bundle(id).expect("bundle")
     };
@@ -197,8 +223,15 @@ fn dependencies_of_real_bundles() {
     assert_eq!(dbaas.constraints.len(), 1);
     assert!(dbaas.constraints[0].get().contains("\"any\""));
     let mercury = find("mercury-operator.v1.0.2");
-    let pkgs: Vec<_> = mercury.requires_packages.iter().map(|r| r.package.as_str()).collect();
-    assert!(pkgs.contains(&"camel-k") && pkgs.contains(&"strimzi-kafka-operator"), "{pkgs:?}");
+    let pkgs: Vec<_> = mercury
+        .requires_packages
+        .iter()
+        .map(|r| r.package.as_str())
+        .collect();
+    assert!(
+        pkgs.contains(&"camel-k") && pkgs.contains(&"strimzi-kafka-operator"),
+        "{pkgs:?}"
+    );
     assert!(!mercury.requires_gvks.is_empty());
     for g in &mercury.requires_gvks {
         let gvk = set.gvk(*g).expect("gvk");
@@ -215,7 +248,11 @@ fn scramble(src: &Path, dest: &Path) {
     let mut stack = vec![src.to_path_buf()];
     while let Some(p) = stack.pop() {
         if p.is_dir() {
-            stack.extend(std::fs::read_dir(&p).expect("dir").map(|e| e.expect("entry").path()));
+            stack.extend(
+                std::fs::read_dir(&p)
+                    .expect("dir")
+                    .map(|e| e.expect("entry").path()),
+            );
         } else {
             files.push(p);
         }
@@ -246,11 +283,22 @@ fn ids_do_not_depend_on_file_or_document_order() {
     assert_eq!(ja, jb);
     assert_eq!(a.bundles.len(), b.bundles.len());
     for (x, y) in a.bundles.iter().zip(&b.bundles) {
-        assert_eq!((x.id, &x.name, x.package, &x.provides, &x.requires_gvks), (y.id, &y.name, y.package, &y.provides, &y.requires_gvks));
+        assert_eq!(
+            (x.id, &x.name, x.package, &x.provides, &x.requires_gvks),
+            (y.id, &y.name, y.package, &y.provides, &y.requires_gvks)
+        );
     }
     for (x, y) in a.packages.iter().zip(&b.packages) {
-        let ex: Vec<_> = x.channels.iter().flat_map(|c| c.entries.iter().map(|e| (&e.name, e.bundle))).collect();
-        let ey: Vec<_> = y.channels.iter().flat_map(|c| c.entries.iter().map(|e| (&e.name, e.bundle))).collect();
+        let ex: Vec<_> = x
+            .channels
+            .iter()
+            .flat_map(|c| c.entries.iter().map(|e| (&e.name, e.bundle)))
+            .collect();
+        let ey: Vec<_> = y
+            .channels
+            .iter()
+            .flat_map(|c| c.entries.iter().map(|e| (&e.name, e.bundle)))
+            .collect();
         assert_eq!(ex, ey);
     }
 }

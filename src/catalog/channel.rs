@@ -101,37 +101,25 @@ impl<'a> ChannelGraph<'a> {
             }
         }
         let heads: Vec<usize> = (0..entries.len())
-            .filter(|&i| entries.get(i).is_some_and(|e| !incoming.contains(e.name.as_str())))
+            .filter(|&i| {
+                entries
+                    .get(i)
+                    .is_some_and(|e| !incoming.contains(e.name.as_str()))
+            })
             .collect();
         let next = |i: usize| {
             let r = entries.get(i)?.replaces.as_deref()?;
             by_name.get(r).copied()
         };
         let cycle = find_cycle(entries.len(), next);
-        let name_of = |i: usize| entries.get(i).map(|e| e.name.clone()).unwrap_or_default();
-        let error = match (heads.as_slice(), cycle) {
-            (_, Some(c)) if heads.len() <= 1 => Some(ChannelError::Cycle {
-                channel: channel.name.clone(),
-                entries: c.into_iter().map(name_of).collect(),
-            }),
-            ([], None) => Some(ChannelError::NoHead {
-                channel: channel.name.clone(),
-            }),
-            ([_], None) => None,
-            (many, _) => {
-                let mut heads: Vec<String> = many.iter().map(|&i| name_of(i)).collect();
-                heads.sort();
-                Some(ChannelError::MultipleHeads {
-                    channel: channel.name.clone(),
-                    heads,
-                })
-            }
-        };
-        if let Some(e) = error {
+        if let Some(e) = graph_error(channel, &heads, cycle) {
             return Err(e);
         }
         let head = heads.first().copied().unwrap_or(0);
-        let skipped: Vec<bool> = entries.iter().map(|e| skipped_names.contains(e.name.as_str())).collect();
+        let skipped: Vec<bool> = entries
+            .iter()
+            .map(|e| skipped_names.contains(e.name.as_str()))
+            .collect();
         let mut distance = vec![None; entries.len()];
         let mut order = Vec::new();
         let mut cur = Some(head);
@@ -222,6 +210,40 @@ impl<'a> ChannelGraph<'a> {
     }
 }
 
+/// OLM's channel errors, from the heads and the first `replaces` cycle: a cycle is reported
+/// unless there are several heads (then the chains are the clearer problem).
+fn graph_error(
+    channel: &Channel,
+    heads: &[usize],
+    cycle: Option<Vec<usize>>,
+) -> Option<ChannelError> {
+    let name_of = |i: usize| {
+        channel
+            .entries
+            .get(i)
+            .map(|e| e.name.clone())
+            .unwrap_or_default()
+    };
+    match (heads, cycle) {
+        (_, Some(c)) if heads.len() <= 1 => Some(ChannelError::Cycle {
+            channel: channel.name.clone(),
+            entries: c.into_iter().map(name_of).collect(),
+        }),
+        ([], None) => Some(ChannelError::NoHead {
+            channel: channel.name.clone(),
+        }),
+        ([_], None) => None,
+        (many, _) => {
+            let mut heads: Vec<String> = many.iter().map(|&i| name_of(i)).collect();
+            heads.sort();
+            Some(ChannelError::MultipleHeads {
+                channel: channel.name.clone(),
+                heads,
+            })
+        }
+    }
+}
+
 /// The first cycle of a graph where every node has at most one successor, in node order;
 /// iterative (three-colour walk), linear time.
 fn find_cycle(n: usize, next: impl Fn(usize) -> Option<usize>) -> Option<Vec<usize>> {
@@ -290,7 +312,9 @@ mod tests {
     }
 
     fn names(g: &ChannelGraph<'_>, idx: &[usize]) -> Vec<String> {
-        idx.iter().map(|&i| g.entry(i).unwrap().name.clone()).collect()
+        idx.iter()
+            .map(|&i| g.entry(i).unwrap().name.clone())
+            .collect()
     }
 
     #[test]
@@ -299,13 +323,33 @@ mod tests {
             (&[("a", "", &[], "")], "a", &["a"]),
             (&[("b", "a", &[], ""), ("a", "", &[], "")], "b", &["b", "a"]),
             // c skips b: b is dropped from the order, a stays (reached through b's replaces).
-            (&[("a", "", &[], ""), ("b", "a", &[], ""), ("c", "b", &["b"], "")], "c", &["c", "a"]),
+            (
+                &[
+                    ("a", "", &[], ""),
+                    ("b", "a", &[], ""),
+                    ("c", "b", &["b"], ""),
+                ],
+                "c",
+                &["c", "a"],
+            ),
             // replaces a bundle outside the channel: the chain just ends.
             (&[("b", "a", &[], "")], "b", &["b"]),
             // c skips x (not in the channel) and replaces b.
-            (&[("c", "b", &["x"], ""), ("b", "", &[], "")], "c", &["c", "b"]),
+            (
+                &[("c", "b", &["x"], ""), ("b", "", &[], "")],
+                "c",
+                &["c", "b"],
+            ),
             // entry that both replaces and skips the same bundle (pelorus-operator).
-            (&[("c", "b", &["b"], ""), ("b", "a", &[], ""), ("a", "", &[], "")], "c", &["c", "a"]),
+            (
+                &[
+                    ("c", "b", &["b"], ""),
+                    ("b", "a", &[], ""),
+                    ("a", "", &[], ""),
+                ],
+                "c",
+                &["c", "a"],
+            ),
         ];
         for (spec, head, order) in table {
             let ch = channel(spec);
@@ -317,10 +361,19 @@ mod tests {
 
     #[test]
     fn distance_counts_replaces_hops() {
-        let ch = channel(&[("a", "", &[], ""), ("b", "a", &[], ""), ("c", "b", &["b"], ""), ("z", "", &[], "")]);
+        let ch = channel(&[
+            ("a", "", &[], ""),
+            ("b", "a", &[], ""),
+            ("c", "b", &["b"], ""),
+            ("z", "", &[], ""),
+        ]);
         let err = ChannelGraph::build(&ch).unwrap_err();
         assert!(matches!(err, ChannelError::MultipleHeads { .. }));
-        let ch = channel(&[("a", "", &[], ""), ("b", "a", &[], ""), ("c", "b", &["b"], "")]);
+        let ch = channel(&[
+            ("a", "", &[], ""),
+            ("b", "a", &[], ""),
+            ("c", "b", &["b"], ""),
+        ]);
         let g = ChannelGraph::build(&ch).unwrap();
         assert_eq!(g.distance(2), Some(0));
         assert_eq!(g.distance(1), Some(1));
@@ -335,27 +388,48 @@ mod tests {
         let no_head = channel(&[("a", "", &["b"], ""), ("b", "", &["a"], "")]);
         assert_eq!(
             ChannelGraph::build(&no_head).unwrap_err(),
-            ChannelError::NoHead { channel: "stable".into() }
+            ChannelError::NoHead {
+                channel: "stable".into()
+            }
         );
         let empty = channel(&[]);
-        assert!(matches!(ChannelGraph::build(&empty), Err(ChannelError::NoHead { .. })));
+        assert!(matches!(
+            ChannelGraph::build(&empty),
+            Err(ChannelError::NoHead { .. })
+        ));
         let cycle = channel(&[("a", "b", &[], ""), ("b", "a", &[], "")]);
         let err = ChannelGraph::build(&cycle).unwrap_err();
         assert_eq!(
             err,
-            ChannelError::Cycle { channel: "stable".into(), entries: vec!["a".into(), "b".into()] }
+            ChannelError::Cycle {
+                channel: "stable".into(),
+                entries: vec!["a".into(), "b".into()]
+            }
         );
-        assert_eq!(err.to_string(), "channel \"stable\" has a replaces cycle: a -> b -> a");
+        assert_eq!(
+            err.to_string(),
+            "channel \"stable\" has a replaces cycle: a -> b -> a"
+        );
         let self_cycle = channel(&[("a", "a", &[], "")]);
-        assert!(matches!(ChannelGraph::build(&self_cycle), Err(ChannelError::Cycle { .. })));
+        assert!(matches!(
+            ChannelGraph::build(&self_cycle),
+            Err(ChannelError::Cycle { .. })
+        ));
         // A head plus a stranded cycle: still a cycle.
-        let stranded = channel(&[("h", "x", &[], ""), ("a", "b", &[], ""), ("b", "a", &[], "")]);
+        let stranded = channel(&[
+            ("h", "x", &[], ""),
+            ("a", "b", &[], ""),
+            ("b", "a", &[], ""),
+        ]);
         let err = ChannelGraph::build(&stranded).unwrap_err();
         assert!(matches!(err, ChannelError::Cycle { ref entries, .. } if entries.len() == 2));
         let two = channel(&[("b", "a", &[], ""), ("a", "", &[], ""), ("c", "a", &[], "")]);
         assert_eq!(
             ChannelGraph::build(&two).unwrap_err(),
-            ChannelError::MultipleHeads { channel: "stable".into(), heads: vec!["b".into(), "c".into()] }
+            ChannelError::MultipleHeads {
+                channel: "stable".into(),
+                heads: vec!["b".into(), "c".into()]
+            }
         );
     }
 
@@ -371,17 +445,29 @@ mod tests {
         let g = ChannelGraph::build(&ch).unwrap();
         let v = |s: &str| Version::parse(s).unwrap();
         let named = |r: Vec<(usize, Edge)>| -> Vec<(String, Edge)> {
-            r.into_iter().map(|(i, e)| (g.entry(i).unwrap().name.clone(), e)).collect()
+            r.into_iter()
+                .map(|(i, e)| (g.entry(i).unwrap().name.clone(), e))
+                .collect()
         };
         assert_eq!(
             named(g.successors("b", &v("1.1.0"))),
-            vec![("e".into(), Edge::SkipRange), ("d".into(), Edge::Skips), ("c".into(), Edge::Replaces)]
+            vec![
+                ("e".into(), Edge::SkipRange),
+                ("d".into(), Edge::Skips),
+                ("c".into(), Edge::Replaces)
+            ]
         );
-        assert_eq!(named(g.successors("d", &v("1.3.0"))), vec![("e".into(), Edge::Replaces)]);
+        assert_eq!(
+            named(g.successors("d", &v("1.3.0"))),
+            vec![("e".into(), Edge::Replaces)]
+        );
         // The installed entry itself is never its own successor.
         assert_eq!(named(g.successors("e", &v("1.2.0"))), vec![]);
         // Not in the channel at all, but inside the skipRange.
-        assert_eq!(named(g.successors("zz", &v("1.0.5"))), vec![("e".into(), Edge::SkipRange)]);
+        assert_eq!(
+            named(g.successors("zz", &v("1.0.5"))),
+            vec![("e".into(), Edge::SkipRange)]
+        );
         assert!(g.successors("zz", &v("2.0.0")).is_empty());
     }
 
@@ -397,7 +483,10 @@ mod tests {
                 bundle: None,
             })
             .collect();
-        let ch = Channel { entries, ..channel(&[]) };
+        let ch = Channel {
+            entries,
+            ..channel(&[])
+        };
         let g = ChannelGraph::build(&ch).unwrap();
         assert_eq!(g.order().len(), n);
         assert_eq!(g.head(), n - 1);

@@ -8,8 +8,8 @@ mod parse;
 mod yaml;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rustc_hash::FxHashSet;
 
@@ -58,7 +58,11 @@ fn io_error(path: &Path, source: std::io::Error) -> LoadError {
 /// Files of one catalog: the path itself when it is a file (any extension), else every
 /// `.json` / `.yaml` / `.yml` file below it, depth first in sorted name order. Hidden
 /// entries (`.name`) are skipped; a symlinked directory is read once.
-fn collect_files(catalog: usize, source: &CatalogSource, out: &mut Vec<FileJob>) -> Result<(), LoadError> {
+fn collect_files(
+    catalog: usize,
+    source: &CatalogSource,
+    out: &mut Vec<FileJob>,
+) -> Result<(), LoadError> {
     let path = &source.path;
     let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => LoadError::MissingPath {
@@ -75,20 +79,35 @@ fn collect_files(catalog: usize, source: &CatalogSource, out: &mut Vec<FileJob>)
         });
         return Ok(());
     }
+    // Directories reached through a symlink are read once (by canonical path), so a link
+    // to an ancestor cannot loop.
     let mut visited = FxHashSet::default();
-    let mut stack = vec![sorted_dir(path, &mut visited)?.into_iter()];
+    visited.extend(std::fs::canonicalize(path).ok());
+    let mut stack = vec![sorted_dir(path)?.into_iter()];
     while let Some(top) = stack.last_mut() {
-        let Some(entry) = top.next() else {
+        let Some((entry, file_type)) = top.next() else {
             stack.pop();
             continue;
         };
-        let hidden = entry.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'));
+        let hidden = entry
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with('.'));
         if hidden {
             continue;
         }
-        let meta = std::fs::metadata(&entry).map_err(|e| io_error(&entry, e))?;
-        if meta.is_dir() {
-            stack.push(sorted_dir(&entry, &mut visited)?.into_iter());
+        let is_dir = if file_type.is_symlink() {
+            let is_dir = std::fs::metadata(&entry).is_ok_and(|m| m.is_dir());
+            let canonical = std::fs::canonicalize(&entry).map_err(|e| io_error(&entry, e))?;
+            if is_dir && !visited.insert(canonical) {
+                continue;
+            }
+            is_dir
+        } else {
+            file_type.is_dir()
+        };
+        if is_dir {
+            stack.push(sorted_dir(&entry)?.into_iter());
         } else if let Some(format) = format_of(&entry) {
             out.push(FileJob {
                 catalog,
@@ -100,16 +119,15 @@ fn collect_files(catalog: usize, source: &CatalogSource, out: &mut Vec<FileJob>)
     Ok(())
 }
 
-fn sorted_dir(dir: &Path, visited: &mut FxHashSet<PathBuf>) -> Result<Vec<PathBuf>, LoadError> {
-    let canonical = std::fs::canonicalize(dir).map_err(|e| io_error(dir, e))?;
-    if !visited.insert(canonical) {
-        return Ok(Vec::new());
-    }
+/// A directory's entries sorted by name, with their (unfollowed) file types.
+fn sorted_dir(dir: &Path) -> Result<Vec<(PathBuf, std::fs::FileType)>, LoadError> {
     let mut entries = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(|e| io_error(dir, e))? {
-        entries.push(entry.map_err(|e| io_error(dir, e))?.path());
+        let entry = entry.map_err(|e| io_error(dir, e))?;
+        let file_type = entry.file_type().map_err(|e| io_error(&entry.path(), e))?;
+        entries.push((entry.path(), file_type));
     }
-    entries.sort();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(entries)
 }
 
@@ -118,24 +136,30 @@ fn parse_file(job: &FileJob, keep_heavy: bool) -> Result<Records, LoadError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     let file = job.path.display().to_string();
     let ctx = FileCtx { file: &file };
-    let format = job.format.unwrap_or_else(|| {
-        match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
-            Some(b'{') => Format::Json,
-            _ => Format::Yaml,
-        }
-    });
+    let format =
+        job.format
+            .unwrap_or_else(|| match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+                Some(b'{') => Format::Json,
+                _ => Format::Yaml,
+            });
     let mut recs = Records::default();
     match (format, keep_heavy) {
         (Format::Json, _) => parse::parse_json(&ctx, bytes, &mut |o, d| recs.add(o, d, keep_heavy)),
-        (Format::Yaml, true) => yaml::parse_yaml::<true>(&ctx, bytes, &mut |o, d| recs.add(o, d, true)),
-        (Format::Yaml, false) => yaml::parse_yaml::<false>(&ctx, bytes, &mut |o, d| recs.add(o, d, false)),
+        (Format::Yaml, true) => {
+            yaml::parse_yaml::<true>(&ctx, bytes, &mut |o, d| recs.add(o, d, true))
+        }
+        (Format::Yaml, false) => {
+            yaml::parse_yaml::<false>(&ctx, bytes, &mut |o, d| recs.add(o, d, false))
+        }
     }?;
     Ok(recs)
 }
 
 /// Parses every file, on up to `available_parallelism` threads; results keep file order.
 fn parse_files(jobs: &[FileJob], keep_heavy: bool) -> Vec<Result<Records, LoadError>> {
-    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(jobs.len());
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(jobs.len());
     if threads <= 1 {
         return jobs.iter().map(|j| parse_file(j, keep_heavy)).collect();
     }

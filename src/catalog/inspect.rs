@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 pub use super::channel::Edge;
-pub use super::error::WarningKind;
 use super::channel::{ChannelError, ChannelGraph};
 use super::error::Warning;
+pub use super::error::WarningKind;
 use super::model::{Channel, Origin, Package};
 use super::set::CatalogSet;
 
@@ -112,7 +112,11 @@ fn channel_report(channel: &Channel) -> ChannelReport {
     let (head, order, error) = match ChannelGraph::build(channel) {
         Ok(g) => {
             let name = |i: usize| g.entry(i).map(|e| e.name.clone()).unwrap_or_default();
-            (Some(name(g.head())), g.order().iter().map(|&i| name(i)).collect(), None)
+            (
+                Some(name(g.head())),
+                g.order().iter().map(|&i| name(i)).collect(),
+                None,
+            )
         }
         Err(e) => (None, Vec::new(), Some(e)),
     };
@@ -126,7 +130,9 @@ fn channel_report(channel: &Channel) -> ChannelReport {
 }
 
 fn catalog_name(set: &CatalogSet, p: &Package) -> String {
-    set.catalog(p.catalog).map(|c| c.name.clone()).unwrap_or_default()
+    set.catalog(p.catalog)
+        .map(|c| c.name.clone())
+        .unwrap_or_default()
 }
 
 /// Builds the inspect report.
@@ -140,7 +146,10 @@ pub fn inspect(set: &CatalogSet) -> InspectReport {
         let entry = PackageInCatalog {
             catalog: catalog_name(set, p),
             default_channel: p.default_channel.clone(),
-            bundles: bundle_counts.get(&(p.id.0, p.catalog.0)).copied().unwrap_or(0),
+            bundles: bundle_counts
+                .get(&(p.id.0, p.catalog.0))
+                .copied()
+                .unwrap_or(0),
             channels: p.channels.iter().map(channel_report).collect(),
         };
         let name = set.package_name(p.id);
@@ -163,8 +172,17 @@ pub fn inspect(set: &CatalogSet) -> InspectReport {
                 name: c.name.clone(),
                 priority: c.priority,
                 packages: set.packages.iter().filter(mine).count(),
-                channels: set.packages.iter().filter(mine).map(|p| p.channels.len()).sum(),
-                bundles: set.bundles.iter().filter(|b| b.catalog.0 as usize == i).count(),
+                channels: set
+                    .packages
+                    .iter()
+                    .filter(mine)
+                    .map(|p| p.channels.len())
+                    .sum(),
+                bundles: set
+                    .bundles
+                    .iter()
+                    .filter(|b| b.catalog.0 as usize == i)
+                    .count(),
             }
         })
         .collect();
@@ -190,7 +208,9 @@ fn gvk_providers(set: &CatalogSet) -> Vec<GvkProviders> {
     for b in &set.bundles {
         for g in b.provides.iter().filter_map(|&id| set.gvk(id)) {
             let key = (g.group.as_str(), g.version.as_str(), g.kind.as_str());
-            map.entry(key).or_default().insert(set.package_name(b.package));
+            map.entry(key)
+                .or_default()
+                .insert(set.package_name(b.package));
         }
     }
     map.into_iter()

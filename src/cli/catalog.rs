@@ -37,7 +37,11 @@ fn catalog_name(path: &Path) -> Option<&str> {
         path.extension().and_then(|e| e.to_str()),
         Some("json" | "yaml" | "yml")
     );
-    let name = if known { path.file_stem() } else { path.file_name() };
+    let name = if known {
+        path.file_stem()
+    } else {
+        path.file_name()
+    };
     name.and_then(|s| s.to_str())
 }
 
@@ -84,7 +88,11 @@ fn load(paths: &[String]) -> anyhow::Result<CatalogSet> {
     Ok(CatalogSet::load(&sources, &LoadOptions::default())?)
 }
 
-pub(super) fn render<T: Serialize>(report: &T, format: Format, text: impl FnOnce() -> String) -> anyhow::Result<String> {
+pub(super) fn render<T: Serialize>(
+    report: &T,
+    format: Format,
+    text: impl FnOnce() -> String,
+) -> anyhow::Result<String> {
     Ok(match format {
         Format::Text => text(),
         Format::Json => {
@@ -112,7 +120,11 @@ pub fn run(cmd: CatalogCommand) -> anyhow::Result<u8> {
             let set = load(&args.paths)?;
             let report = inspect::validate(&set);
             print!("{}", render(&report, args.output, || report.to_text())?);
-            Ok(if report.has_errors() { EXIT_FAILED } else { EXIT_OK })
+            Ok(if report.has_errors() {
+                EXIT_FAILED
+            } else {
+                EXIT_OK
+            })
         }
     }
 }

@@ -103,8 +103,7 @@ pub fn resolve(args: ResolveArgs) -> anyhow::Result<u8> {
         log::warn!("{w}");
     }
     let report = Report::new(&u, &request, &outcome, args.explain, warnings);
-    let text_report = Report { warnings: Vec::new(), ..report.clone() };
-    print!("{}", render(&report, args.output, || text_report.to_text())?);
+    print!("{}", render(&report, args.output, || report.to_text())?);
     Ok(if report.is_resolved() { EXIT_OK } else { EXIT_FAILED })
 }
 

@@ -137,6 +137,9 @@ impl Words<'_> {
         let Some(p) = set.package_id(&q.package) else {
             return Some(format!("no catalog has a package named {}", q.package));
         };
+        if set.bundles_of(p).is_empty() {
+            return Some(format!("the catalogs have no bundle of package {} (its channel entries name missing bundles)", q.package));
+        }
         if let Some(c) = &q.catalog
             && set.catalog_id(c).is_none()
         {

@@ -3,7 +3,7 @@
 //! channels sorted by name, so the same documents in any file or document order give the
 //! same ids.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -11,8 +11,8 @@ use super::convert::{BundleRec, ChannelRec, Records};
 use crate::catalog::error::{LoadError, Warning, WarningKind};
 use crate::catalog::intern::Interner;
 use crate::catalog::model::{
-    Bundle, BundleId, CatalogId, Channel, Deprecation, DeprecationRef, Gvk, GvkId, Origin,
-    Package, PackageId,
+    Bundle, BundleId, CatalogId, Channel, Deprecation, DeprecationRef, Gvk, GvkId, Origin, Package,
+    PackageId,
 };
 use crate::catalog::set::{CatalogInfo, CatalogSet};
 
@@ -25,12 +25,24 @@ fn dedup(recs: &mut Records) -> Result<(), LoadError> {
         if let Some(&i) = first.get(&p.name) {
             let kept: &super::convert::PackageRec = &keep[i];
             if kept.default_channel != p.default_channel {
-                return Err(conflict(&p.origin, &kept.origin, format!(
-                    "package {:?} is declared twice with different default channels", p.name
-                )));
+                return Err(conflict(
+                    &p.origin,
+                    &kept.origin,
+                    format!(
+                        "package {:?} is declared twice with different default channels",
+                        p.name
+                    ),
+                ));
             }
-            let msg = format!("package {:?} is declared twice; the first is kept (at {})", p.name, kept.origin);
-            recs.warnings.push(Warning::general(WarningKind::DuplicatePackage, Some(&p.origin), msg));
+            let msg = format!(
+                "package {:?} is declared twice; the first is kept (at {})",
+                p.name, kept.origin
+            );
+            recs.warnings.push(Warning::general(
+                WarningKind::DuplicatePackage,
+                Some(&p.origin),
+                msg,
+            ));
             continue;
         }
         first.insert(p.name.clone(), keep.len());
@@ -42,9 +54,14 @@ fn dedup(recs: &mut Records) -> Result<(), LoadError> {
     for c in &recs.channels {
         let key = (c.package.clone(), c.name.clone());
         if let Some(o) = channels.get(&key) {
-            return Err(conflict(&c.origin, o, format!(
-                "channel {:?} of package {:?} is declared twice", c.name, c.package
-            )));
+            return Err(conflict(
+                &c.origin,
+                o,
+                format!(
+                    "channel {:?} of package {:?} is declared twice",
+                    c.name, c.package
+                ),
+            ));
         }
         channels.insert(key, c.origin.clone());
     }
@@ -57,16 +74,24 @@ fn dedup_bundles(recs: &mut Records) -> Result<(), LoadError> {
     for b in std::mem::take(&mut recs.bundles) {
         if let Some(kept) = first.get(&b.name).and_then(|&i| keep.get(i)) {
             if kept.package != b.package || kept.version != b.version {
-                return Err(conflict(&b.origin, &kept.origin, format!(
-                    "bundle {:?} is declared twice: package {:?} version {} and package {:?} version {}",
-                    b.name, kept.package, kept.version, b.package, b.version
-                )));
+                return Err(conflict(
+                    &b.origin,
+                    &kept.origin,
+                    format!(
+                        "bundle {:?} is declared twice: package {:?} version {} and package {:?} version {}",
+                        b.name, kept.package, kept.version, b.package, b.version
+                    ),
+                ));
             }
             let msg = format!(
                 "bundle {:?} (version {}) is declared twice; the first is kept (at {})",
                 b.name, b.version, kept.origin
             );
-            recs.warnings.push(Warning::general(WarningKind::DuplicateBundle, Some(&b.origin), msg));
+            recs.warnings.push(Warning::general(
+                WarningKind::DuplicateBundle,
+                Some(&b.origin),
+                msg,
+            ));
             continue;
         }
         first.insert(b.name.clone(), keep.len());
@@ -93,9 +118,11 @@ pub(crate) fn assemble(mut input: Vec<(CatalogInfo, Records)>) -> Result<Catalog
     for (_, recs) in &mut input {
         dedup(recs)?;
     }
-    let mut set = CatalogSet::default();
-    set.package_names = intern_package_names(&input);
-    set.gvks = intern_gvks(&input);
+    let mut set = CatalogSet {
+        package_names: intern_package_names(&input),
+        gvks: intern_gvks(&input),
+        ..CatalogSet::default()
+    };
     let mut by_name: Vec<FxHashMap<String, (BundleId, PackageId)>> = Vec::new();
     let mut all: Vec<(CatalogId, PackageId, BundleRec)> = Vec::new();
     let mut warnings = Vec::new();
@@ -141,9 +168,11 @@ pub(crate) fn assemble(mut input: Vec<(CatalogInfo, Records)>) -> Result<Catalog
         }
     }
     set.packages.sort_by_key(|p| (p.id, p.catalog));
-    set.deprecations.sort_by(|a, b| deprecation_key(a).cmp(&deprecation_key(b)));
+    set.deprecations
+        .sort_by(|a, b| deprecation_key(a).cmp(&deprecation_key(b)));
     set.deprecations.dedup();
-    warnings.sort_by(|a, b| (&a.origin, &a.field, &a.message).cmp(&(&b.origin, &b.field, &b.message)));
+    warnings
+        .sort_by(|a, b| (&a.origin, &a.field, &a.message).cmp(&(&b.origin, &b.field, &b.message)));
     set.warnings = warnings;
     set.reindex();
     Ok(set)
@@ -159,13 +188,15 @@ fn deprecation_key(d: &Deprecation) -> (CatalogId, PackageId, u8, &str, &str) {
 }
 
 fn intern_package_names(input: &[(CatalogInfo, Records)]) -> Interner<String> {
-    let mut names: BTreeSet<&str> = BTreeSet::new();
+    let mut names: Vec<&str> = Vec::new();
     for (_, r) in input {
         names.extend(r.packages.iter().map(|p| p.name.as_str()));
         names.extend(r.channels.iter().map(|c| c.package.as_str()));
         names.extend(r.bundles.iter().map(|b| b.package.as_str()));
         names.extend(r.deprecations.iter().map(|d| d.package.as_str()));
     }
+    names.sort_unstable();
+    names.dedup();
     let mut interner = Interner::default();
     for n in names {
         interner.intern(&n.to_string());
@@ -174,12 +205,14 @@ fn intern_package_names(input: &[(CatalogInfo, Records)]) -> Interner<String> {
 }
 
 fn intern_gvks(input: &[(CatalogInfo, Records)]) -> Interner<Gvk> {
-    let mut gvks: BTreeSet<&Gvk> = BTreeSet::new();
+    let mut seen: FxHashSet<&Gvk> = FxHashSet::default();
     for (_, r) in input {
         for b in &r.bundles {
-            gvks.extend(b.provides.iter().chain(&b.requires_gvks));
+            seen.extend(b.provides.iter().chain(&b.requires_gvks));
         }
     }
+    let mut gvks: Vec<&Gvk> = seen.into_iter().collect();
+    gvks.sort_unstable();
     let mut interner = Interner::default();
     for g in gvks {
         interner.intern(g);
@@ -188,13 +221,22 @@ fn intern_gvks(input: &[(CatalogInfo, Records)]) -> Interner<Gvk> {
 }
 
 fn gvk_ids(set: &CatalogSet, gvks: &[Gvk]) -> Vec<GvkId> {
-    let mut ids: Vec<GvkId> = gvks.iter().filter_map(|g| set.gvks.get(g).map(GvkId)).collect();
+    let mut ids: Vec<GvkId> = gvks
+        .iter()
+        .filter_map(|g| set.gvks.get(g).map(GvkId))
+        .collect();
     ids.sort();
     ids.dedup();
     ids
 }
 
-fn make_bundle(set: &CatalogSet, id: BundleId, catalog: CatalogId, package: PackageId, b: BundleRec) -> Bundle {
+fn make_bundle(
+    set: &CatalogSet,
+    id: BundleId,
+    catalog: CatalogId,
+    package: PackageId,
+    b: BundleRec,
+) -> Bundle {
     Bundle {
         id,
         catalog,
@@ -252,18 +294,28 @@ impl PackageCtx<'_> {
             a.channels.push(channel);
         }
         let mut seen: FxHashSet<PackageId> = FxHashSet::default();
-        for b in self.set.bundles.iter().filter(|b| b.catalog == self.catalog) {
+        for b in self
+            .set
+            .bundles
+            .iter()
+            .filter(|b| b.catalog == self.catalog)
+        {
             if seen.insert(b.package) {
-                let a = acc.entry(self.set.package_name(b.package).to_string()).or_default();
+                let a = acc
+                    .entry(self.set.package_name(b.package).to_string())
+                    .or_default();
                 a.seen_at.get_or_insert_with(|| b.origin.clone());
             }
         }
-        acc.into_iter().map(|(name, a)| self.package(name, a)).collect()
+        acc.into_iter()
+            .map(|(name, a)| self.package(name, a))
+            .collect()
     }
 
     fn package(&mut self, name: String, mut a: PackageAcc) -> Package {
         if a.origin.is_none() {
-            let msg = format!("package {name:?} has channels or bundles but no olm.package document");
+            let msg =
+                format!("package {name:?} has channels or bundles but no olm.package document");
             let w = Warning::general(WarningKind::MissingPackageDocument, a.seen_at.as_ref(), msg);
             self.warnings.push(w);
         }
@@ -287,12 +339,22 @@ impl PackageCtx<'_> {
                     let msg = match found {
                         Some(&(_, p)) => format!(
                             "channel {:?} entry {:?} names a bundle of another package ({:?})",
-                            c.name, e.name, self.set.package_name(p)
+                            c.name,
+                            e.name,
+                            self.set.package_name(p)
                         ),
-                        None => format!("channel {:?} entry {:?} names no bundle of the catalog", c.name, e.name),
+                        None => format!(
+                            "channel {:?} entry {:?} names no bundle of the catalog",
+                            c.name, e.name
+                        ),
                     };
                     let field = format!("entries[{i}].name");
-                    self.warnings.push(Warning::new(WarningKind::EntryWithoutBundle, &c.origin, field, msg));
+                    self.warnings.push(Warning::new(
+                        WarningKind::EntryWithoutBundle,
+                        &c.origin,
+                        field,
+                        msg,
+                    ));
                 }
             }
         }

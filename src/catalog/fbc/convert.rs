@@ -74,7 +74,8 @@ impl Records {
     }
 
     fn warn(&mut self, kind: WarningKind, origin: &Origin, field: String, message: String) {
-        self.warnings.push(Warning::new(kind, origin, field, message));
+        self.warnings
+            .push(Warning::new(kind, origin, field, message));
     }
 
     /// Adds one document.
@@ -105,7 +106,12 @@ impl Records {
         let default_channel = doc.default_channel.filter(|c| !c.is_empty());
         if default_channel.is_none() {
             let msg = format!("package {name:?} has no default channel");
-            self.warn(WarningKind::MissingDefaultChannel, &origin, "defaultChannel".into(), msg);
+            self.warn(
+                WarningKind::MissingDefaultChannel,
+                &origin,
+                "defaultChannel".into(),
+                msg,
+            );
         }
         self.packages.push(PackageRec {
             name,
@@ -123,8 +129,16 @@ impl Records {
         for (i, e) in doc.entries.unwrap_or_default().into_iter().enumerate() {
             let entry = self.channel_entry(&origin, i, e)?;
             if !seen.insert(entry.name.clone()) {
-                let msg = format!("channel {name:?} lists {:?} twice; the first entry is kept", entry.name);
-                self.warn(WarningKind::DuplicateEntry, &origin, format!("entries[{i}]"), msg);
+                let msg = format!(
+                    "channel {name:?} lists {:?} twice; the first entry is kept",
+                    entry.name
+                );
+                self.warn(
+                    WarningKind::DuplicateEntry,
+                    &origin,
+                    format!("entries[{i}]"),
+                    msg,
+                );
                 continue;
             }
             entries.push(entry);
@@ -138,7 +152,12 @@ impl Records {
         Ok(())
     }
 
-    fn channel_entry(&mut self, origin: &Origin, i: usize, e: EntryDoc<'_>) -> Result<ChannelEntry, LoadError> {
+    fn channel_entry(
+        &mut self,
+        origin: &Origin,
+        i: usize,
+        e: EntryDoc<'_>,
+    ) -> Result<ChannelEntry, LoadError> {
         let name = required(origin, &format!("entries[{i}].name"), e.name)?;
         let skip_range = match e.skip_range.as_deref().map(str::trim) {
             None | Some("") => None,
@@ -146,14 +165,25 @@ impl Records {
         };
         Ok(ChannelEntry {
             replaces: e.replaces.filter(|r| !r.is_empty()).map(Cow::into_owned),
-            skips: e.skips.unwrap_or_default().into_iter().filter(|s| !s.is_empty()).collect(),
+            skips: e
+                .skips
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect(),
             skip_range,
             bundle: None,
             name,
         })
     }
 
-    fn parse_skip_range(&mut self, origin: &Origin, i: usize, name: &str, raw: &str) -> Option<VersionRange> {
+    fn parse_skip_range(
+        &mut self,
+        origin: &Origin,
+        i: usize,
+        name: &str,
+        raw: &str,
+    ) -> Option<VersionRange> {
         let field = format!("entries[{i}].skipRange");
         match VersionRange::parse_tolerant(raw) {
             Ok((range, repairs)) => {
@@ -222,7 +252,8 @@ impl Records {
             let field = format!("{}.packageName", value_field(index));
             self.warn(WarningKind::PackageNameMismatch, &origin, field, msg);
         }
-        self.bundles.push(b.finish(package, name, version, doc.image, origin));
+        self.bundles
+            .push(b.finish(package, name, version, doc.image, origin));
         Ok(())
     }
 }
@@ -231,7 +262,10 @@ fn value_field(i: usize) -> String {
     format!("properties[{i}].value")
 }
 
-fn deprecation_ref(schema: Option<&str>, name: Option<Cow<'_, str>>) -> Result<DeprecationRef, String> {
+fn deprecation_ref(
+    schema: Option<&str>,
+    name: Option<Cow<'_, str>>,
+) -> Result<DeprecationRef, String> {
     let name = name.filter(|n| !n.is_empty()).map(Cow::into_owned);
     match (schema, name) {
         (Some("olm.package"), _) => Ok(DeprecationRef::Package),
@@ -300,7 +334,12 @@ impl BundleBuilder {
     ) -> Result<(), LoadError> {
         let Some(kind_name) = p.kind.filter(|k| !k.is_empty()) else {
             let msg = "property has no `type`; ignored".to_string();
-            recs.warn(WarningKind::InvalidProperty, origin, format!("properties[{i}]"), msg);
+            recs.warn(
+                WarningKind::InvalidProperty,
+                origin,
+                format!("properties[{i}]"),
+                msg,
+            );
             return Ok(());
         };
         let kind = Kind::of(&kind_name);
@@ -310,7 +349,12 @@ impl BundleBuilder {
         }
         if matches!(p.value, PropVal::Missing) {
             let msg = format!("{kind_name} property has no value");
-            recs.warn(WarningKind::PropertyWithoutValue, origin, value_field(i), msg);
+            recs.warn(
+                WarningKind::PropertyWithoutValue,
+                origin,
+                value_field(i),
+                msg,
+            );
             if kind == Kind::Other {
                 self.properties.push(OpaqueProperty {
                     kind: kind_name.into_owned(),
@@ -331,7 +375,13 @@ impl BundleBuilder {
         }
     }
 
-    fn opaque(&mut self, kind: Kind, kind_name: Cow<'_, str>, value: PropVal<'_>, keep_heavy: bool) {
+    fn opaque(
+        &mut self,
+        kind: Kind,
+        kind_name: Cow<'_, str>,
+        value: PropVal<'_>,
+        keep_heavy: bool,
+    ) {
         if kind == Kind::Heavy && !keep_heavy {
             return;
         }
@@ -388,7 +438,9 @@ impl BundleBuilder {
                     None => self.package = Some((i, name, version)),
                     Some((_, n, v)) if *n == name && *v == version => {}
                     Some((first, ..)) => {
-                        return Err(format!("more than one olm.package property (first at properties[{first}])"));
+                        return Err(format!(
+                            "more than one olm.package property (first at properties[{first}])"
+                        ));
                     }
                 }
             }
@@ -399,8 +451,10 @@ impl BundleBuilder {
             Kind::PackageRequired => {
                 let package = flat_str(f.package_name, "packageName")?;
                 let raw = flat_str(f.version_range, "versionRange")?;
-                let (range, repairs) = VersionRange::parse_tolerant(&raw).map_err(|e| e.to_string())?;
-                self.requires_packages.push(PackageRequirement { package, range });
+                let (range, repairs) =
+                    VersionRange::parse_tolerant(&raw).map_err(|e| e.to_string())?;
+                self.requires_packages
+                    .push(PackageRequirement { package, range });
                 return Ok(repairs);
             }
             _ => {}
@@ -441,4 +495,3 @@ impl BundleBuilder {
         }
     }
 }
-

@@ -35,9 +35,10 @@ impl<'a> LineCounter<'a> {
     pub fn line_at(&mut self, offset: usize) -> usize {
         let end = offset.min(self.bytes.len());
         if end > self.offset {
-            let newlines = self.bytes.get(self.offset..end).map_or(0, |s| {
-                s.iter().filter(|&&b| b == b'\n').count()
-            });
+            let newlines = self
+                .bytes
+                .get(self.offset..end)
+                .map_or(0, |s| s.iter().filter(|&&b| b == b'\n').count());
             self.line += newlines;
             self.offset = end;
         }
@@ -75,7 +76,13 @@ impl FileCtx<'_> {
         }
     }
 
-    pub fn syntax(&self, format: &'static str, pos: (usize, usize), doc: usize, msg: String) -> LoadError {
+    pub fn syntax(
+        &self,
+        format: &'static str,
+        pos: (usize, usize),
+        doc: usize,
+        msg: String,
+    ) -> LoadError {
         LoadError::Syntax {
             file: self.file.to_string(),
             format,

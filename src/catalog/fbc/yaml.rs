@@ -98,7 +98,7 @@ fn yaml_pos(e: &serde_saphyr::Error, first_line: usize) -> (usize, usize) {
 pub(crate) fn parse_yaml<const KEEP: bool>(
     ctx: &FileCtx<'_>,
     bytes: &[u8],
-    sink: &mut dyn for<'b> FnMut(Origin, Doc<'b, YamlProp<'b, KEEP>>) -> Result<(), LoadError>,
+    sink: &mut YamlSink<'_, KEEP>,
 ) -> Result<(), LoadError> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let at = e.valid_up_to();
@@ -110,7 +110,10 @@ pub(crate) fn parse_yaml<const KEEP: bool>(
         let document = i + 1;
         let origin = || ctx.origin(document, chunk.content_line);
         if !KEEP && let Some(cut) = strip_heavy(chunk.text) {
-            let parsed = serde_saphyr::from_str_with_options::<Option<Doc<YamlProp<KEEP>>>>(&cut, options.clone());
+            let parsed = serde_saphyr::from_str_with_options::<Option<Doc<YamlProp<KEEP>>>>(
+                &cut,
+                options.clone(),
+            );
             match parsed {
                 Ok(Some(doc)) => sink(origin(), doc)?,
                 Ok(None) => {}
@@ -128,15 +131,22 @@ fn parse_chunk<const KEEP: bool>(
     chunk: &YamlChunk<'_>,
     document: usize,
     options: &serde_saphyr::Options,
-    sink: &mut dyn for<'b> FnMut(Origin, Doc<'b, YamlProp<'b, KEEP>>) -> Result<(), LoadError>,
+    sink: &mut YamlSink<'_, KEEP>,
 ) -> Result<(), LoadError> {
-    let parsed = serde_saphyr::from_str_with_options::<Option<Doc<YamlProp<KEEP>>>>(chunk.text, options.clone());
+    let parsed = serde_saphyr::from_str_with_options::<Option<Doc<YamlProp<KEEP>>>>(
+        chunk.text,
+        options.clone(),
+    );
     match parsed {
         Ok(Some(doc)) => sink(ctx.origin(document, chunk.content_line), doc),
         Ok(None) => Ok(()),
         Err(e) => yaml_recover(ctx, chunk, document, &e, options),
     }
 }
+
+/// Receives each parsed document.
+pub(crate) type YamlSink<'s, const KEEP: bool> =
+    dyn for<'b> FnMut(Origin, Doc<'b, YamlProp<'b, KEEP>>) -> Result<(), LoadError> + 's;
 
 /// Number of leading spaces.
 fn indentation(line: &str) -> usize {
@@ -167,7 +177,8 @@ fn value_block_len(lines: &[&str], at: usize, key: usize) -> Option<usize> {
         }
         // The block ends at a sibling key or a shallower line; a comment or a sequence at
         // the key's own indentation (`value:\n- x`) could still belong to it: do not cut.
-        let ambiguous = t.starts_with('#') || t.starts_with('\t') || (n == key && t.starts_with('-'));
+        let ambiguous =
+            t.starts_with('#') || t.starts_with('\t') || (n == key && t.starts_with('-'));
         return (!ambiguous && len > 0).then_some(len);
     }
     (len > 0).then_some(len)
@@ -198,7 +209,10 @@ fn strip_heavy(text: &str) -> Option<String> {
         let Some(value) = lines.get(i) else { continue };
         let key = n + 2;
         let is_block_key = indentation(value) == key && value.trim() == "value:";
-        let Some(len) = is_block_key.then(|| value_block_len(&lines, i, key)).flatten() else {
+        let Some(len) = is_block_key
+            .then(|| value_block_len(&lines, i, key))
+            .flatten()
+        else {
             continue;
         };
         out.push_str(value.get(..key).unwrap_or_default());
@@ -256,14 +270,16 @@ fn yaml_recover(
             typed,
             format!("invalid {s} document: {}", saphyr_message(typed)),
         )),
-        Err(e) => match serde_saphyr::from_str_with_options::<IgnoredAny>(chunk.text, options.clone()) {
-            Ok(_) => Err(LoadError::Invalid {
-                origin,
-                field: "(document)".into(),
-                message: "a document must be a YAML mapping".into(),
-            }),
-            Err(_) => Err(syntax(&e, saphyr_message(&e))),
-        },
+        Err(e) => {
+            match serde_saphyr::from_str_with_options::<IgnoredAny>(chunk.text, options.clone()) {
+                Ok(_) => Err(LoadError::Invalid {
+                    origin,
+                    field: "(document)".into(),
+                    message: "a document must be a YAML mapping".into(),
+                }),
+                Err(_) => Err(syntax(&e, saphyr_message(&e))),
+            }
+        }
     }
 }
 
@@ -319,5 +335,4 @@ mod tests {
         assert!(!is_doc_start("----\n"));
         assert!(is_doc_start("--- |\n"));
     }
-
 }

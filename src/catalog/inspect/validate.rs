@@ -16,7 +16,13 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
-    fn push(&mut self, kind: FindingKind, channel: Option<&str>, message: String, origin: Option<&Origin>) {
+    fn push(
+        &mut self,
+        kind: FindingKind,
+        channel: Option<&str>,
+        message: String,
+        origin: Option<&Origin>,
+    ) {
         let severity = match kind {
             FindingKind::ChannelGraph | FindingKind::MissingDefaultChannel => Severity::Error,
             _ => Severity::Warning,
@@ -45,25 +51,51 @@ impl Checker<'_> {
             && !p.channels.iter().any(|c| &c.name == d)
         {
             let msg = format!("defaultChannel {d:?} names no channel of the package");
-            self.push(FindingKind::MissingDefaultChannel, None, msg, p.origin.as_ref());
+            self.push(
+                FindingKind::MissingDefaultChannel,
+                None,
+                msg,
+                p.origin.as_ref(),
+            );
         }
         for ch in &p.channels {
             if let Err(e) = ChannelGraph::build(ch) {
-                self.push(FindingKind::ChannelGraph, Some(&ch.name), e.to_string(), Some(&ch.origin));
+                self.push(
+                    FindingKind::ChannelGraph,
+                    Some(&ch.name),
+                    e.to_string(),
+                    Some(&ch.origin),
+                );
             }
             for e in &ch.entries {
                 if let Some(r) = &e.replaces
                     && !self.has_bundle(p, r)
                 {
-                    let msg = format!("entry {:?} replaces {r:?}, which is not in the catalog", e.name);
-                    self.push(FindingKind::DanglingReplaces, Some(&ch.name), msg, Some(&ch.origin));
+                    let msg = format!(
+                        "entry {:?} replaces {r:?}, which is not in the catalog",
+                        e.name
+                    );
+                    self.push(
+                        FindingKind::DanglingReplaces,
+                        Some(&ch.name),
+                        msg,
+                        Some(&ch.origin),
+                    );
                 }
                 for s in &e.skips {
                     if self.has_bundle(p, s) {
                         continue;
                     }
-                    let msg = format!("entry {:?} skips {s:?}, which is not in the catalog", e.name);
-                    self.push(FindingKind::DanglingSkips, Some(&ch.name), msg, Some(&ch.origin));
+                    let msg = format!(
+                        "entry {:?} skips {s:?}, which is not in the catalog",
+                        e.name
+                    );
+                    self.push(
+                        FindingKind::DanglingSkips,
+                        Some(&ch.name),
+                        msg,
+                        Some(&ch.origin),
+                    );
                 }
             }
         }
@@ -91,7 +123,10 @@ fn check_deprecations(set: &CatalogSet, findings: &mut Vec<Finding>) {
         }
         let mut c = Checker {
             set,
-            catalog: set.catalog(d.catalog).map(|c| c.name.clone()).unwrap_or_default(),
+            catalog: set
+                .catalog(d.catalog)
+                .map(|c| c.name.clone())
+                .unwrap_or_default(),
             package: set.package_name(d.package).to_string(),
             findings,
         };
@@ -106,7 +141,10 @@ pub fn validate(set: &CatalogSet) -> ValidationReport {
     for p in &set.packages {
         let mut c = Checker {
             set,
-            catalog: set.catalog(p.catalog).map(|c| c.name.clone()).unwrap_or_default(),
+            catalog: set
+                .catalog(p.catalog)
+                .map(|c| c.name.clone())
+                .unwrap_or_default(),
             package: set.package_name(p.id).to_string(),
             findings: &mut findings,
         };
@@ -114,12 +152,18 @@ pub fn validate(set: &CatalogSet) -> ValidationReport {
     }
     check_deprecations(set, &mut findings);
     findings.sort_by(|a, b| {
-        (&a.catalog, &a.package, &a.channel, a.severity, a.kind, &a.message).cmp(&(
-            &b.catalog, &b.package, &b.channel, b.severity, b.kind, &b.message,
-        ))
+        (
+            &a.catalog, &a.package, &a.channel, a.severity, a.kind, &a.message,
+        )
+            .cmp(&(
+                &b.catalog, &b.package, &b.channel, b.severity, b.kind, &b.message,
+            ))
     });
     ValidationReport {
-        errors: findings.iter().filter(|f| f.severity == Severity::Error).count(),
+        errors: findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .count(),
         findings,
         load_warnings: set.warnings.clone(),
     }
