@@ -72,9 +72,12 @@ pub fn check(u: &Universe<'_>, request: &Request, selected: &[BundleId]) -> Resu
         check_dependencies(u, selected, b, &excluded)?;
     }
     if request.keep_installed {
+        // Installed bundles of required packages may move (requirements checked above); the
+        // others stay exactly (SEMANTICS.md §7).
         for &i in &u.installed {
-            if !selected.iter().any(|&b| u.package_of(b) == u.package_of(i)) {
-                return Err(Violation(format!("keepInstalled: {} was dropped", name(i))));
+            let required = request.require.iter().any(|q| q.package == u.package_name(u.package_of(i)));
+            if !required && !selected.contains(&i) {
+                return Err(Violation(format!("keepInstalled: {} must stay installed", name(i))));
             }
         }
     }
