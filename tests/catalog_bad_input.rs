@@ -375,3 +375,53 @@ fn yaml_alias_bomb_is_rejected() {
     let e = err(&[("bomb.yaml", &text)]);
     assert!(matches!(e, LoadError::Syntax { .. }), "{e:?}");
 }
+
+#[test]
+fn duplicate_packages_and_channels() {
+    let set = ok(&[("a.json", PKG), ("b.json", PKG)]);
+    assert_eq!(warnings_of(&set, WarningKind::DuplicatePackage).len(), 1);
+    assert_eq!(set.packages.len(), 1);
+    let other = r#"{"schema":"olm.package","name":"foo","defaultChannel":"beta"}"#;
+    assert!(matches!(
+        err(&[("a.json", PKG), ("b.json", other)]),
+        LoadError::Conflict { .. }
+    ));
+    match err(&[("a.json", CHANNEL), ("b.json", CHANNEL)]) {
+        LoadError::Conflict { message, .. } => {
+            assert!(message.contains("channel \"stable\""), "{message}")
+        }
+        e => panic!("{e:?}"),
+    }
+    let dup_entry = r#"{"schema":"olm.channel","package":"foo","name":"stable","entries":[{"name":"foo.v1.0.0"},{"name":"foo.v1.0.0","replaces":"x"}]}"#;
+    let set = ok(&[(
+        "a.json",
+        &format!("{PKG}\n{dup_entry}\n{}\n", bundle("foo.v1.0.0", "1.0.0")),
+    )]);
+    assert_eq!(warnings_of(&set, WarningKind::DuplicateEntry).len(), 1);
+    assert_eq!(set.packages[0].channels[0].entries.len(), 1);
+}
+
+#[test]
+fn deprecations_load_and_dangling_ones_are_reported() {
+    let dep = r#"{"schema":"olm.deprecations","package":"foo","entries":[
+        {"reference":{"schema":"olm.package"},"message":"foo is gone"},
+        {"reference":{"schema":"olm.channel","name":"stable"},"message":"use fast"},
+        {"reference":{"schema":"olm.bundle","name":"foo.v0.9.0"},"message":"old"},
+        {"reference":{"schema":"olm.thing","name":"x"},"message":"?"}]}"#;
+    let text = format!(
+        "{PKG}\n{CHANNEL}\n{}\n{dep}\n",
+        bundle("foo.v1.0.0", "1.0.0")
+    );
+    let set = ok(&[("a.json", &text)]);
+    assert_eq!(set.deprecations.len(), 3);
+    assert_eq!(warnings_of(&set, WarningKind::InvalidDeprecation).len(), 1);
+    let report = deppy::catalog::inspect::validate(&set);
+    assert!(!report.has_errors());
+    let dangling: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.message.contains("olm.deprecations"))
+        .collect();
+    assert_eq!(dangling.len(), 1);
+    assert!(dangling[0].message.contains("foo.v0.9.0"));
+}

@@ -56,7 +56,7 @@ pub fn generate(packages: usize, roots: usize, density: f64, seed: u64) -> (Stri
         }
     }
     let mut out = String::new();
-    for p in 0..packages {
+    for (p, provided) in provides.iter().enumerate() {
         let _ = writeln!(out, r#"{{"schema":"olm.package","name":"p{p}","defaultChannel":"stable"}}"#);
         let entries: Vec<String> = (0..10)
             .map(|v| match v {
@@ -74,7 +74,7 @@ pub fn generate(packages: usize, roots: usize, density: f64, seed: u64) -> (Stri
                 format!(r#"{{"type":"olm.package","value":{{"packageName":"p{p}","version":"1.{v}.0"}}}}"#),
                 format!(r#"{{"type":"olm.gvk","value":{{"group":"p{p}.example.com","version":"v1","kind":"K{p}"}}}}"#),
             ];
-            for (k, from) in &provides[p] {
+            for (k, from) in provided {
                 if v >= *from {
                     props.push(format!(
                         r#"{{"type":"olm.gvk","value":{{"group":"shared.example.com","version":"v1","kind":"S{k}"}}}}"#

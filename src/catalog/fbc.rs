@@ -217,3 +217,155 @@ impl CatalogSet {
         assemble::assemble(per_catalog)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const YAML: &str = "---
+schema: olm.package
+name: foo
+defaultChannel: stable
+---
+schema: olm.channel
+package: foo
+name: stable
+entries:
+- name: foo.v1.10.0
+  skipRange: '>=1.0.0 <1.10.0'
+---
+schema: olm.bundle
+name: foo.v1.10.0
+package: foo
+image: quay.io/foo:1
+properties:
+- type: olm.package
+  value:
+    packageName: foo
+    version: 1.10.0
+- value: {group: g.io, kind: Foo, version: v1, plural: foos}
+  type: olm.gvk
+- type: olm.package.required
+  value:
+    packageName: bar
+    versionRange: '>=2.0.0'
+- type: olm.label
+  value: {label: tier}
+- type: olm.deprecated
+  value: {}
+- type: olm.constraint
+  value:
+    failureMessage: needs baz
+    package: {packageName: baz, versionRange: '>=1.0.0'}
+- type: olm.maxOpenShiftVersion
+  value: 4.22
+- type: olm.csv.metadata
+  value:
+    displayName: Foo
+    description: |
+      long text
+";
+
+    fn load_text(name: &str, text: &str, keep: bool) -> CatalogSet {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        let source = CatalogSource {
+            name: "c".into(),
+            path,
+            priority: 0,
+        };
+        let opts = LoadOptions {
+            keep_heavy_properties: keep,
+        };
+        CatalogSet::load(&[source], &opts).expect("load")
+    }
+
+    /// The same documents as JSON, through serde_json.
+    fn as_json(yaml: &str) -> String {
+        let docs: Vec<serde_json::Value> =
+            serde_saphyr::from_multiple(yaml).expect("test YAML parses");
+        docs.iter().map(|d| format!("{d}\n")).collect()
+    }
+
+    #[test]
+    fn typed_properties_from_yaml_and_json() {
+        for (name, text) in [("c.yaml", YAML.to_string()), ("c.json", as_json(YAML))] {
+            let set = load_text(name, &text, false);
+            let b = &set.bundles[0];
+            assert_eq!(b.version.to_string(), "1.10.0", "{name}");
+            assert_eq!(b.image.as_deref(), Some("quay.io/foo:1"));
+            let gvk = set.gvk(b.provides[0]).expect("gvk");
+            assert_eq!((gvk.group.as_str(), gvk.kind.as_str()), ("g.io", "Foo"));
+            assert_eq!(b.requires_packages[0].package, "bar");
+            assert_eq!(b.labels, ["tier"]);
+            assert!(b.deprecated);
+            assert_eq!(b.constraints.len(), 1);
+            assert!(b.constraints[0].get().contains("needs baz"));
+            let kinds: Vec<_> = b.properties.iter().map(|p| p.kind.as_str()).collect();
+            assert_eq!(kinds, ["olm.maxOpenShiftVersion"], "{name}");
+            let entry = &set.packages[0].channels[0].entries[0];
+            assert_eq!(entry.bundle, Some(b.id));
+            assert!(entry.skip_range.is_some());
+            assert!(set.warnings.is_empty(), "{name}: {:?}", set.warnings);
+        }
+    }
+
+    #[test]
+    fn yaml_plain_scalars_are_taken_as_written() {
+        let text = YAML
+            .replace("version: 1.10.0", "version: 1.10")
+            .replace("foo.v1.10.0", "foo.v1.10");
+        let set = load_text("c.yaml", &text, false);
+        assert_eq!(set.bundles[0].version.to_string(), "1.10.0");
+    }
+
+    #[test]
+    fn heavy_properties_kept_on_request() {
+        for (name, text) in [("c.yaml", YAML.to_string()), ("c.json", as_json(YAML))] {
+            let set = load_text(name, &text, true);
+            let meta = set.bundles[0]
+                .properties
+                .iter()
+                .find(|p| p.kind == "olm.csv.metadata")
+                .expect("kept");
+            let v: serde_json::Value = serde_json::from_str(meta.value.get()).expect("json");
+            assert_eq!(v["displayName"], "Foo", "{name}");
+        }
+    }
+
+    #[test]
+    fn single_file_of_any_extension_is_sniffed() {
+        let set = load_text("catalog.txt", &as_json(YAML), false);
+        assert_eq!(set.bundles.len(), 1);
+        let set = load_text("catalog", YAML, false);
+        assert_eq!(set.bundles.len(), 1);
+    }
+
+    #[test]
+    fn several_catalogs_keep_their_order_and_priority() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut sources = Vec::new();
+        for (name, priority) in [("zeta", 5), ("alpha", -1)] {
+            let path = dir.path().join(format!("{name}.yaml"));
+            std::fs::write(&path, YAML).expect("write");
+            sources.push(CatalogSource {
+                name: name.into(),
+                path,
+                priority,
+            });
+        }
+        let set = CatalogSet::load(&sources, &LoadOptions::default()).expect("load");
+        assert_eq!(set.catalog_id("zeta").map(|c| c.0), Some(0));
+        assert_eq!(
+            set.catalog(crate::catalog::CatalogId(1))
+                .map(|c| c.priority),
+            Some(-1)
+        );
+        assert_eq!(set.bundles.len(), 2);
+        assert_eq!(set.package_count(), 1);
+        let pid = set.package_id("foo").expect("foo");
+        assert_eq!(set.package_entries(pid).count(), 2);
+        assert_eq!(set.bundles_of(pid).len(), 2);
+    }
+}

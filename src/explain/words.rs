@@ -167,7 +167,7 @@ impl Words<'_> {
                 None => groups.push((*why, vec![self.bundle(*b)])),
             }
         }
-        groups.sort_by(|a, b| a.0.cmp(&b.0));
+        groups.sort_by_key(|g| g.0);
         groups
             .into_iter()
             .map(|(why, names)| {

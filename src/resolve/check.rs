@@ -66,7 +66,7 @@ pub fn check(u: &Universe<'_>, request: &Request, selected: &[BundleId]) -> Resu
     }
     for &b in selected {
         let pinned = request.require.iter().any(|q| q.bundle.as_deref() == Some(u.bundle(b).name.as_str()));
-        if excluded(b) && !(pinned && !u.bundle(b).deprecated) {
+        if excluded(b) && (!pinned || u.bundle(b).deprecated) {
             return Err(Violation(format!("{} is excluded", name(b))));
         }
         check_dependencies(u, selected, b, &excluded)?;
@@ -120,7 +120,7 @@ fn is_successor(u: &Universe<'_>, i: BundleId, e: BundleId) -> bool {
             en.bundle == Some(e)
                 && u.bundle(e).package == inst.package
                 && (en.replaces.as_deref() == Some(inst.name.as_str())
-                    || en.skips.iter().any(|s| *s == inst.name)
+                    || en.skips.contains(&inst.name)
                     || en.skip_range.as_ref().is_some_and(|r| r.matches(&inst.version)))
         })
     })

@@ -3,7 +3,7 @@
 
 #![allow(missing_docs, clippy::all)]
 
-use std::collections::HashSet;
+type HashSet<T> = std::collections::HashSet<T, rustc_hash::FxBuildHasher>;
 
 use rustc_hash::FxHashMap;
 
@@ -154,7 +154,8 @@ pub struct Derived<'a> {
     pub excluded: FxHashMap<BundleId, Exclusion>,
     pub requirement_match: Vec<(u32, BundleId)>,
     pub requirement_mismatch: Vec<(u32, BundleId, Mismatch)>,
-    pub dependency_match: Vec<(BundleId, u32, BundleId)>,
+    /// Bundles matching each (bundle, dependency number), before exclusions.
+    pub dependency_match: FxHashMap<(BundleId, u32), Vec<BundleId>>,
     pub dependency_candidates: FxHashMap<(BundleId, u32), Vec<BundleId>>,
     pub installed_for: Vec<(u32, BundleId)>,
     pub installed_fits: Vec<(u32, BundleId)>,
@@ -189,7 +190,7 @@ pub fn run<'a>(
         rt.extend(req.catalog.map(|x| RequirementCatalog(r, x)));
     }
     rt.extend(u.installed.iter().map(|b| Installed(*b)));
-    let mut d = collect(rt.run());
+    let mut d = collect(rt.run_with_hasher::<rustc_hash::FxBuildHasher>());
     d.deprecation_messages = d
         .deprecated
         .iter()
@@ -279,7 +280,9 @@ fn collect(out: Output<'_>) -> Derived<'_> {
     d.requirement_mismatch = sorted(mism.into_iter().map(|RequirementMismatch(r, b, m)| (r, b, m)));
     d.requirement_match = sorted(rmatch.into_iter().map(|RequirementMatch(r, b)| (r, b)));
     d.reached = sorted(reached.into_iter().map(|Reached(b)| b));
-    d.dependency_match = sorted(dmatch.into_iter().map(|DependencyMatch(a, i, b)| (a, i, b)));
+    for (a, i, b) in sorted(dmatch.into_iter().map(|DependencyMatch(a, i, b)| (a, i, b))) {
+        d.dependency_match.entry((a, i)).or_default().push(b);
+    }
     for (a, i, b) in sorted(dcand.into_iter().map(|DependencyCandidate(a, i, b)| (a, i, b))) {
         d.dependency_candidates.entry((a, i)).or_default().push(b);
     }

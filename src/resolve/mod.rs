@@ -37,7 +37,7 @@ pub enum ResolveError {
         /// Catalog.
         catalog: String,
         /// What is wrong.
-        error: ChannelError,
+        error: Box<ChannelError>,
     },
     /// The solver's conflict budget ran out.
     #[error("gave up after {conflicts} conflicts")]
@@ -153,7 +153,7 @@ impl<'a> Resolver<'a> {
                         package: q.package.clone(),
                         channel: broken.channel.clone(),
                         catalog: self.set.catalog(broken.catalog).map_or_else(String::new, |c| c.name.clone()),
-                        error: broken.error.clone(),
+                        error: Box::new(broken.error.clone()),
                     });
                 }
             }

@@ -171,9 +171,10 @@ impl Builder<'_, '_> {
             let excluded = self
                 .d
                 .dependency_match
-                .iter()
-                .filter(|(a, d, _)| (*a, *d) == key)
-                .filter_map(|(_, _, b)| self.d.excluded.get(b).map(|e| (*b, *e)))
+                .get(&key)
+                .into_iter()
+                .flatten()
+                .filter_map(|b| self.d.excluded.get(b).map(|e| (*b, *e)))
                 .collect();
             let vars = cands.iter().map(|c| self.bundle_var(*c)).collect();
             let reason = Reason::Dependency { bundle, dependency, excluded };

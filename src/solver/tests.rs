@@ -33,8 +33,6 @@ fn dep(ids: &[u32]) -> Constraint {
 }
 
 const ALL: [&str; 6] = ["a", "b", "x", "y", "z", "m"];
-const A: u32 = 0;
-const B: u32 = 1;
 const X: u32 = 2;
 const Y: u32 = 3;
 const Z: u32 = 4;

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::convert::{BundleRec, ChannelRec, Records};
+use super::convert::{BundleRec, ChannelRec, PackageRec, Records};
 use crate::catalog::error::{LoadError, Warning, WarningKind};
 use crate::catalog::intern::Interner;
 use crate::catalog::model::{
@@ -20,10 +20,9 @@ use crate::catalog::set::{CatalogInfo, CatalogSet};
 /// an error. The first in walk order (sorted paths, document order) is kept.
 fn dedup(recs: &mut Records) -> Result<(), LoadError> {
     let mut first: FxHashMap<String, usize> = FxHashMap::default();
-    let mut keep = Vec::with_capacity(recs.packages.len());
+    let mut keep: Vec<PackageRec> = Vec::with_capacity(recs.packages.len());
     for p in std::mem::take(&mut recs.packages) {
-        if let Some(&i) = first.get(&p.name) {
-            let kept: &super::convert::PackageRec = &keep[i];
+        if let Some(kept) = first.get(&p.name).and_then(|&i| keep.get(i)) {
             if kept.default_channel != p.default_channel {
                 return Err(conflict(
                     &p.origin,
@@ -275,11 +274,7 @@ struct PackageAcc {
 }
 
 impl PackageCtx<'_> {
-    fn packages(
-        &mut self,
-        packages: Vec<super::convert::PackageRec>,
-        channels: Vec<ChannelRec>,
-    ) -> Vec<Package> {
+    fn packages(&mut self, packages: Vec<PackageRec>, channels: Vec<ChannelRec>) -> Vec<Package> {
         let mut acc: BTreeMap<String, PackageAcc> = BTreeMap::new();
         for p in packages {
             let a = acc.entry(p.name).or_default();

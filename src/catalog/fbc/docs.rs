@@ -75,7 +75,7 @@ pub(crate) enum PropVal<'a> {
     /// YAML: a tree (opaque and constraint values, or any value seen before its `type`).
     Tree(serde_json::Value),
     /// YAML: a typed property's value, parsed directly.
-    Flat(Loose<FlatProps>),
+    Flat(Loose<YamlFlatProps>),
     /// YAML: a heavy value skipped without building anything.
     Dropped,
 }
@@ -196,7 +196,7 @@ fn capture_yaml_value<'de, A: MapAccess<'de>, const KEEP: bool>(
     let kind = kind.map_or(Kind::Other, Kind::of);
     let skip = kind == Kind::Deprecated || (kind == Kind::Heavy && !KEEP);
     Ok(if kind.is_flat() {
-        match map.next_value::<Option<Loose<FlatProps>>>()? {
+        match map.next_value::<Option<Loose<YamlFlatProps>>>()? {
             Some(v) => PropVal::Flat(v),
             None => PropVal::Missing,
         }
@@ -231,6 +231,54 @@ pub(crate) struct FlatProps {
     pub kind: Option<LooseStr>,
     #[serde(default)]
     pub label: Option<LooseStr>,
+}
+
+/// [`FlatProps`] read from YAML, where a plain scalar is taken as written (`version: 1.10`
+/// stays `1.10`, where a number would become `1.1`); a map or list there is a document error.
+#[derive(Deserialize, Default, Debug)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct YamlFlatProps {
+    #[serde(default)]
+    pub package_name: Option<YamlText>,
+    #[serde(default)]
+    pub version: Option<YamlText>,
+    #[serde(default)]
+    pub version_range: Option<YamlText>,
+    #[serde(default)]
+    pub group: Option<YamlText>,
+    #[serde(default)]
+    pub kind: Option<YamlText>,
+    #[serde(default)]
+    pub label: Option<YamlText>,
+}
+
+impl From<YamlFlatProps> for FlatProps {
+    fn from(y: YamlFlatProps) -> FlatProps {
+        let s = |v: Option<YamlText>| v.map(|t| LooseStr(Ok(t.0)));
+        FlatProps {
+            package_name: s(y.package_name),
+            version: s(y.version),
+            version_range: s(y.version_range),
+            group: s(y.group),
+            kind: s(y.kind),
+            label: s(y.label),
+        }
+    }
+}
+
+/// A YAML scalar as written.
+#[derive(Debug)]
+pub(crate) struct YamlText(pub String);
+
+impl<'de> Deserialize<'de> for YamlText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(LooseStrVisitor).and_then(|l| match l.0 {
+            Ok(s) => Ok(YamlText(s)),
+            Err(found) => Err(de::Error::custom(format!(
+                "expected a string, found {found}"
+            ))),
+        })
+    }
 }
 
 /// A scalar read as text (numbers keep their text), or the kind of non-scalar found instead.
@@ -334,7 +382,8 @@ impl PropVal<'_> {
     /// The value as the flat map of a typed property.
     pub fn into_flat(self) -> Result<FlatProps, String> {
         let loose = match self {
-            PropVal::Flat(l) => l,
+            PropVal::Flat(Loose::Map(m)) => Loose::Map(m.into()),
+            PropVal::Flat(Loose::NotMap(found)) => Loose::NotMap(found),
             PropVal::Raw(raw) => serde_json::from_str(raw.get()).map_err(|e| e.to_string())?,
             PropVal::Tree(v) => Loose::deserialize(v).map_err(|e| e.to_string())?,
             PropVal::Missing | PropVal::Dropped => return Err("no value".to_string()),

@@ -232,8 +232,11 @@ fn saphyr_message(e: &serde_saphyr::Error) -> String {
 }
 
 /// A safety budget (size, alias expansion) was exceeded: re-reading would exceed it again.
-fn is_budget_breach(e: &serde_saphyr::Error) -> bool {
+fn is_budget_breach(mut e: &serde_saphyr::Error) -> bool {
     use serde_saphyr::Error as E;
+    while let E::AliasError { error, .. } | E::WithSnippet { error, .. } = e {
+        e = error;
+    }
     matches!(
         e,
         E::Budget { .. }
