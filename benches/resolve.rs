@@ -15,13 +15,26 @@ use deppy::resolve::{Outcome, Resolver, check};
 
 fn real_sources() -> Vec<CatalogSource> {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/catalogs");
-    let root = if shared.is_dir() { shared } else { Path::new(env!("CARGO_MANIFEST_DIR")).join("catalogs") };
+    let root = if shared.is_dir() {
+        shared
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("catalogs")
+    };
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_dir() && !p.ends_with("bundle-dirs")).collect())
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_dir() && !p.ends_with("bundle-dirs"))
+                .collect()
+        })
         .unwrap_or_default();
     dirs.sort();
     dirs.into_iter()
-        .map(|p| CatalogSource { name: p.file_name().unwrap().to_string_lossy().into_owned(), path: p, priority: 0 })
+        .map(|p| CatalogSource {
+            name: p.file_name().unwrap().to_string_lossy().into_owned(),
+            path: p,
+            priority: 0,
+        })
         .collect()
 }
 
@@ -32,8 +45,16 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 fn peak_rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.to_string()))
-        .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<f64>().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(|l| l.to_string())
+        })
+        .and_then(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
@@ -54,7 +75,10 @@ fn run(set: &CatalogSet, requests: &[Request]) -> (Vec<Duration>, usize, usize) 
                 ok += 1;
             }
             Ok((_, Outcome::Unsatisfiable(_))) => {
-                eprintln!("  unsatisfiable: {:?}", r.require.iter().map(|q| &q.package).collect::<Vec<_>>());
+                eprintln!(
+                    "  unsatisfiable: {:?}",
+                    r.require.iter().map(|q| &q.package).collect::<Vec<_>>()
+                );
                 unsat += 1
             }
             Err(e) => {
@@ -81,7 +105,13 @@ fn report(name: &str, bundles: usize, times: &[Duration], ok: usize, unsat: usiz
 
 fn require(pkgs: &[String]) -> Request {
     Request {
-        require: pkgs.iter().map(|p| Requirement { package: p.clone(), ..Requirement::default() }).collect(),
+        require: pkgs
+            .iter()
+            .map(|p| Requirement {
+                package: p.clone(),
+                ..Requirement::default()
+            })
+            .collect(),
         ..Request::default()
     }
 }
@@ -91,26 +121,58 @@ fn main() {
     let sources = real_sources();
     let t = Instant::now();
     let set = CatalogSet::load(&sources, &LoadOptions::default()).expect("real catalogs load");
-    println!("loaded {} catalogs, {} bundles in {:.2} s", sources.len(), set.bundles.len(), t.elapsed().as_secs_f64());
-    let mut names: Vec<String> = set.packages.iter().map(|p| set.package_name(p.id).to_string()).collect();
+    println!(
+        "loaded {} catalogs, {} bundles in {:.2} s",
+        sources.len(),
+        set.bundles.len(),
+        t.elapsed().as_secs_f64()
+    );
+    let mut names: Vec<String> = set
+        .packages
+        .iter()
+        .map(|p| set.package_name(p.id).to_string())
+        .collect();
     names.sort();
     names.dedup();
-    let requests: Vec<Request> = names.iter().map(|n| require(std::slice::from_ref(n))).collect();
+    let requests: Vec<Request> = names
+        .iter()
+        .map(|n| require(std::slice::from_ref(n)))
+        .collect();
     let (times, ok, unsat) = run(&set, &requests);
-    report("real: every package, one request", set.bundles.len(), &times, ok, unsat);
+    report(
+        "real: every package, one request",
+        set.bundles.len(),
+        &times,
+        ok,
+        unsat,
+    );
 
     let dir = std::env::temp_dir().join(format!("deppy-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let sizes: &[usize] = if quick { &[100, 1_000] } else { &[100, 1_000, 10_000] };
+    let sizes: &[usize] = if quick {
+        &[100, 1_000]
+    } else {
+        &[100, 1_000, 10_000]
+    };
     for &packages in sizes {
         let (fbc, roots) = synth::generate(packages, 10, 1.0, 42);
         let path = dir.join(format!("synth-{packages}.json"));
         std::fs::write(&path, fbc).expect("write synthetic catalog");
-        let src = [CatalogSource { name: "synth".into(), path, priority: 0 }];
+        let src = [CatalogSource {
+            name: "synth".into(),
+            path,
+            priority: 0,
+        }];
         let set = CatalogSet::load(&src, &LoadOptions::default()).expect("synthetic catalog loads");
         let reqs: Vec<Request> = (0..5).map(|_| require(&roots)).collect();
         let (times, ok, unsat) = run(&set, &reqs);
-        report(&format!("synthetic: {} packages, 10 roots", packages), set.bundles.len(), &times, ok, unsat);
+        report(
+            &format!("synthetic: {} packages, 10 roots", packages),
+            set.bundles.len(),
+            &times,
+            ok,
+            unsat,
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

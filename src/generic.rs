@@ -122,16 +122,21 @@ impl GenericFile {
         let mut ids: FxHashMap<&str, Var> = FxHashMap::default();
         for (index, v) in self.variables.iter().enumerate() {
             if ids.insert(&v.id, p.add_var()).is_some() {
-                return Err(GenericError::DuplicateId { index, id: v.id.clone() });
+                return Err(GenericError::DuplicateId {
+                    index,
+                    id: v.id.clone(),
+                });
             }
         }
         for (index, v) in self.variables.iter().enumerate() {
             let lookup = |id: &String| {
-                ids.get(id.as_str()).copied().ok_or_else(|| GenericError::UnknownId {
-                    index,
-                    subject: v.id.clone(),
-                    id: id.clone(),
-                })
+                ids.get(id.as_str())
+                    .copied()
+                    .ok_or_else(|| GenericError::UnknownId {
+                        index,
+                        subject: v.id.clone(),
+                        id: id.clone(),
+                    })
             };
             let subject = lookup(&v.id)?;
             for c in &v.constraints {
@@ -147,7 +152,10 @@ impl GenericFile {
                         vars: a.ids.iter().map(lookup).collect::<Result<_, _>>()?,
                     },
                 };
-                let label = Label { subject: v.id.clone(), constraint: c.clone() };
+                let label = Label {
+                    subject: v.id.clone(),
+                    constraint: c.clone(),
+                };
                 p.add(subject, constraint, label);
             }
         }
@@ -163,7 +171,11 @@ impl GenericFile {
                 idx.sort_unstable();
                 GenericAnswer {
                     status: "resolved",
-                    selected: idx.iter().filter_map(|i| self.variables.get(*i)).map(|v| v.id.clone()).collect(),
+                    selected: idx
+                        .iter()
+                        .filter_map(|i| self.variables.get(*i))
+                        .map(|v| v.id.clone())
+                        .collect(),
                     explanation: String::new(),
                 }
             }
@@ -182,7 +194,9 @@ impl GenericFile {
 
     /// The id of a solver variable.
     pub fn id(&self, v: Var) -> &str {
-        self.variables.get(v.0 as usize).map_or("?", |x| x.id.as_str())
+        self.variables
+            .get(v.0 as usize)
+            .map_or("?", |x| x.id.as_str())
     }
 }
 
@@ -194,7 +208,10 @@ mod tests {
     use super::*;
 
     fn solve(text: &str) -> GenericAnswer {
-        GenericFile::parse(text).unwrap().solve(&SolveOptions::default()).unwrap()
+        GenericFile::parse(text)
+            .unwrap()
+            .solve(&SolveOptions::default())
+            .unwrap()
     }
 
     #[test]
@@ -209,15 +226,27 @@ mod tests {
     fn mandatory_and_prohibited() {
         let a = solve("variables:\n- {id: a, constraints: [{mandatory: {}}, {prohibited: {}}]}\n");
         assert_eq!(a.status, "unsatisfiable");
-        assert!(a.explanation.contains("a is mandatory"), "{}", a.explanation);
-        assert!(a.explanation.contains("a is prohibited"), "{}", a.explanation);
+        assert!(
+            a.explanation.contains("a is mandatory"),
+            "{}",
+            a.explanation
+        );
+        assert!(
+            a.explanation.contains("a is prohibited"),
+            "{}",
+            a.explanation
+        );
     }
 
     #[test]
     fn duplicate_and_unknown_ids() {
         let f = GenericFile::parse("variables:\n- {id: a}\n- {id: a}\n").unwrap();
-        assert!(matches!(f.problem(), Err(GenericError::DuplicateId { index: 1, .. })));
-        let f = GenericFile::parse("variables:\n- {id: a, constraints: [{conflict: b}]}\n").unwrap();
+        assert!(matches!(
+            f.problem(),
+            Err(GenericError::DuplicateId { index: 1, .. })
+        ));
+        let f =
+            GenericFile::parse("variables:\n- {id: a, constraints: [{conflict: b}]}\n").unwrap();
         assert!(matches!(f.problem(), Err(GenericError::UnknownId { .. })));
         assert!(GenericFile::parse("variables:\n- {id: a, constraints: [{bogus: 1}]}\n").is_err());
     }

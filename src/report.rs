@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::explain::{Detail, explain_failure};
 use crate::request::Request;
-use crate::resolve::{Outcome, Selected, Unneeded, Universe};
+use crate::resolve::{Outcome, Selected, Universe, Unneeded};
 
 /// `deppy resolve -o json` (field names are a contract: add, never rename).
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -26,14 +26,23 @@ pub struct Report {
 
 impl Report {
     /// Builds the report of one resolution.
-    pub fn new(u: &Universe<'_>, request: &Request, outcome: &Outcome, detail: Detail, warnings: Vec<String>) -> Report {
+    pub fn new(
+        u: &Universe<'_>,
+        request: &Request,
+        outcome: &Outcome,
+        detail: Detail,
+        warnings: Vec<String>,
+    ) -> Report {
         match outcome {
             Outcome::Resolved(a) => Report {
                 status: "resolved",
                 selected: a.selected.clone(),
                 unneeded: a.unneeded.clone(),
                 explanation: String::new(),
-                warnings: warnings.into_iter().chain(a.warnings.iter().cloned()).collect(),
+                warnings: warnings
+                    .into_iter()
+                    .chain(a.warnings.iter().cloned())
+                    .collect(),
                 notices: a.warnings.clone(),
             },
             Outcome::Unsatisfiable(f) => Report {
@@ -75,10 +84,22 @@ impl Report {
                     (Some(from), Some(via)) => format!("upgrade from {from} ({})", via_word(via)),
                     _ => format!("{:?}", s.action).to_lowercase(),
                 };
-                [s.package.clone(), s.bundle.clone(), s.version.clone(), place, action]
+                [
+                    s.package.clone(),
+                    s.bundle.clone(),
+                    s.version.clone(),
+                    place,
+                    action,
+                ]
             })
             .chain(self.unneeded.iter().map(|u| {
-                [u.package.clone(), u.bundle.clone(), String::new(), String::new(), "no longer needed".into()]
+                [
+                    u.package.clone(),
+                    u.bundle.clone(),
+                    String::new(),
+                    String::new(),
+                    "no longer needed".into(),
+                ]
             }))
             .collect();
         let mut width = [0usize; 4];

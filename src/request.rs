@@ -153,7 +153,11 @@ impl Request {
         let base = path.parent().unwrap_or(Path::new(""));
         for c in &mut req.catalogs {
             if c.path.is_relative() {
-                let rel: PathBuf = c.path.components().filter(|x| !matches!(x, std::path::Component::CurDir)).collect();
+                let rel: PathBuf = c
+                    .path
+                    .components()
+                    .filter(|x| !matches!(x, std::path::Component::CurDir))
+                    .collect();
                 c.path = base.join(rel);
             }
         }
@@ -253,7 +257,8 @@ cluster: {properties: [], constraints: []}
 
     #[test]
     fn json_requests_work_too() {
-        let r = Request::parse(r#"{"require": [{"package": "a"}], "keepInstalled": true}"#).unwrap();
+        let r =
+            Request::parse(r#"{"require": [{"package": "a"}], "keepInstalled": true}"#).unwrap();
         assert!(r.keep_installed);
     }
 

@@ -35,14 +35,20 @@ struct Case {
 }
 
 fn arb_case() -> impl Strategy<Value = Case> {
-    let dep = (0u8..2, 0usize..4, 0u32..3).prop_map(|(kind, target, min)| Dep { kind, target, min });
+    let dep =
+        (0u8..2, 0usize..4, 0u32..3).prop_map(|(kind, target, min)| Dep { kind, target, min });
     let bundle = (
         prop::option::of(0usize..2),
         prop::collection::vec(dep, 0..2),
         prop::bool::weighted(0.1),
         prop::bool::weighted(0.1),
     )
-        .prop_map(|(gvk, deps, deprecated, skipped)| Bundle { gvk, deps, deprecated, skipped });
+        .prop_map(|(gvk, deps, deprecated, skipped)| Bundle {
+            gvk,
+            deps,
+            deprecated,
+            skipped,
+        });
     let package = prop::collection::vec(bundle, 1..4);
     (
         prop::collection::vec(package, 1..5),
@@ -63,7 +69,9 @@ fn documents(case: &Case) -> Vec<String> {
     let mut docs = Vec::new();
     let n = case.packages.len();
     for (p, bundles) in case.packages.iter().enumerate() {
-        docs.push(format!(r#"{{"schema":"olm.package","name":"p{p}","defaultChannel":"stable"}}"#));
+        docs.push(format!(
+            r#"{{"schema":"olm.package","name":"p{p}","defaultChannel":"stable"}}"#
+        ));
         // entry v replaces v-1, and also skips it when v-1 is marked skipped
         let entries: Vec<String> = (0..bundles.len())
             .map(|v| {
@@ -83,7 +91,9 @@ fn documents(case: &Case) -> Vec<String> {
             entries.join(",")
         ));
         for (v, b) in bundles.iter().enumerate() {
-            let mut props = vec![format!(r#"{{"type":"olm.package","value":{{"packageName":"p{p}","version":"1.{v}.0"}}}}"#)];
+            let mut props = vec![format!(
+                r#"{{"type":"olm.package","value":{{"packageName":"p{p}","version":"1.{v}.0"}}}}"#
+            )];
             if let Some(g) = b.gvk {
                 props.push(format!(r#"{{"type":"olm.gvk","value":{{"group":"g.example.com","version":"v1","kind":"K{g}"}}}}"#));
             }
@@ -139,7 +149,12 @@ fn request(case: &Case) -> Request {
             })
         })
         .collect();
-    Request { require, installed, keep_installed: case.keep_installed, ..Request::default() }
+    Request {
+        require,
+        installed,
+        keep_installed: case.keep_installed,
+        ..Request::default()
+    }
 }
 
 fn write(dir: &Path, docs: &[String]) -> PathBuf {
@@ -150,13 +165,26 @@ fn write(dir: &Path, docs: &[String]) -> PathBuf {
 }
 
 fn resolve_json(path: PathBuf, req: &Request) -> (String, Option<bool>) {
-    let set = CatalogSet::load(&[CatalogSource { name: "main".into(), path, priority: 0 }], &LoadOptions::default())
-        .expect("generated catalog loads");
+    let set = CatalogSet::load(
+        &[CatalogSource {
+            name: "main".into(),
+            path,
+            priority: 0,
+        }],
+        &LoadOptions::default(),
+    )
+    .expect("generated catalog loads");
     let resolver = Resolver::new(&set);
-    let (u, outcome) = resolver.resolve(req).expect("no bad input in generated cases");
+    let (u, outcome) = resolver
+        .resolve(req)
+        .expect("no bad input in generated cases");
     let resolved = match &outcome {
         Outcome::Resolved(a) => {
-            assert_eq!(check(&u, req, &a.bundles), Ok(()), "answer fails the checker");
+            assert_eq!(
+                check(&u, req, &a.bundles),
+                Ok(()),
+                "answer fails the checker"
+            );
             Some(true)
         }
         Outcome::Unsatisfiable(_) => Some(false),
@@ -165,12 +193,22 @@ fn resolve_json(path: PathBuf, req: &Request) -> (String, Option<bool>) {
     let n = u.bundles().count();
     let ids: Vec<_> = u.bundles().map(|b| b.id).collect();
     let exists = (0u32..(1 << n)).any(|mask| {
-        let sel: Vec<_> = (0..n).filter(|i| mask & (1 << i) != 0).map(|i| ids[i]).collect();
+        let sel: Vec<_> = (0..n)
+            .filter(|i| mask & (1 << i) != 0)
+            .map(|i| ids[i])
+            .collect();
         check(&u, req, &sel).is_ok()
     });
-    assert_eq!(resolved, Some(exists), "deppy resolved={resolved:?}, brute force finds a valid set={exists}");
+    assert_eq!(
+        resolved,
+        Some(exists),
+        "deppy resolved={resolved:?}, brute force finds a valid set={exists}"
+    );
     let report = Report::new(&u, req, &outcome, Detail::Full, Vec::new());
-    (serde_json::to_string(&report).expect("serializable"), resolved)
+    (
+        serde_json::to_string(&report).expect("serializable"),
+        resolved,
+    )
 }
 
 proptest! {

@@ -57,11 +57,17 @@ pub fn generate(packages: usize, roots: usize, density: f64, seed: u64) -> (Stri
     }
     let mut out = String::new();
     for (p, provided) in provides.iter().enumerate() {
-        let _ = writeln!(out, r#"{{"schema":"olm.package","name":"p{p}","defaultChannel":"stable"}}"#);
+        let _ = writeln!(
+            out,
+            r#"{{"schema":"olm.package","name":"p{p}","defaultChannel":"stable"}}"#
+        );
         let entries: Vec<String> = (0..10)
             .map(|v| match v {
                 0 => format!(r#"{{"name":"p{p}.v1.{v}.0"}}"#),
-                _ => format!(r#"{{"name":"p{p}.v1.{v}.0","replaces":"p{p}.v1.{}.0"}}"#, v - 1),
+                _ => format!(
+                    r#"{{"name":"p{p}.v1.{v}.0","replaces":"p{p}.v1.{}.0"}}"#,
+                    v - 1
+                ),
             })
             .collect();
         let _ = writeln!(
@@ -71,8 +77,12 @@ pub fn generate(packages: usize, roots: usize, density: f64, seed: u64) -> (Stri
         );
         for v in 0..10u32 {
             let mut props = vec![
-                format!(r#"{{"type":"olm.package","value":{{"packageName":"p{p}","version":"1.{v}.0"}}}}"#),
-                format!(r#"{{"type":"olm.gvk","value":{{"group":"p{p}.example.com","version":"v1","kind":"K{p}"}}}}"#),
+                format!(
+                    r#"{{"type":"olm.package","value":{{"packageName":"p{p}","version":"1.{v}.0"}}}}"#
+                ),
+                format!(
+                    r#"{{"type":"olm.gvk","value":{{"group":"p{p}.example.com","version":"v1","kind":"K{p}"}}}}"#
+                ),
             ];
             for (k, from) in provided {
                 if v >= *from {

@@ -9,8 +9,8 @@ mod intern;
 mod model;
 mod set;
 
-pub use channel::{ChannelError, ChannelGraph};
-pub use error::{LoadError, Warning};
+pub use channel::{ChannelError, ChannelGraph, Edge};
+pub use error::{LoadError, Warning, WarningKind};
 pub use fbc::LoadOptions;
 pub use intern::Interner;
 pub use model::{

@@ -6,9 +6,7 @@ use rustc_hash::FxHashMap;
 
 use super::error::Warning;
 use super::intern::Interner;
-use super::model::{
-    Bundle, BundleId, CatalogId, Deprecation, Gvk, GvkId, Package, PackageId,
-};
+use super::model::{Bundle, BundleId, CatalogId, Deprecation, Gvk, GvkId, Package, PackageId};
 
 /// A catalog to load: a name, a file or directory, and a priority (higher is preferred).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,7 +106,10 @@ impl CatalogSet {
 
     /// Every bundle of a package, across catalogs.
     pub fn bundles_of(&self, package: PackageId) -> &[BundleId] {
-        self.index.bundles_of.get(&package).map_or(&[], Vec::as_slice)
+        self.index
+            .bundles_of
+            .get(&package)
+            .map_or(&[], Vec::as_slice)
     }
 
     /// Every bundle providing a GVK.
@@ -118,7 +119,10 @@ impl CatalogSet {
 
     /// A bundle by catalog and name.
     pub fn find_bundle(&self, catalog: CatalogId, name: &str) -> Option<BundleId> {
-        self.index.by_name.get(&(catalog, name.to_string())).copied()
+        self.index
+            .by_name
+            .get(&(catalog, name.to_string()))
+            .copied()
     }
 
     /// The `olm.package` entry of a package in a catalog.

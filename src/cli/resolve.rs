@@ -81,7 +81,10 @@ impl RequestArgs {
         }
         for (i, s) in sources.iter().enumerate() {
             if sources[..i].iter().any(|o| o.name == s.name) {
-                bail!("two catalogs are named {:?}; give one a name in the request file", s.name);
+                bail!(
+                    "two catalogs are named {:?}; give one a name in the request file",
+                    s.name
+                );
             }
         }
         let set = CatalogSet::load(&sources, &LoadOptions::default())?;
@@ -104,18 +107,29 @@ pub fn resolve(args: ResolveArgs) -> anyhow::Result<u8> {
     }
     let report = Report::new(&u, &request, &outcome, args.explain, warnings);
     print!("{}", render(&report, args.output, || report.to_text())?);
-    Ok(if report.is_resolved() { EXIT_OK } else { EXIT_FAILED })
+    Ok(if report.is_resolved() {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
+    })
 }
 
 /// Runs `deppy solve`.
 pub fn solve(args: SolveArgs) -> anyhow::Result<u8> {
-    let text = std::fs::read_to_string(&args.file).with_context(|| format!("{}: cannot read", args.file.display()))?;
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("{}: cannot read", args.file.display()))?;
     let file = GenericFile::parse(&text).with_context(|| args.file.display().to_string())?;
-    let answer = file.solve(&SolveOptions::default()).with_context(|| args.file.display().to_string())?;
+    let answer = file
+        .solve(&SolveOptions::default())
+        .with_context(|| args.file.display().to_string())?;
     let text_view = || match answer.status {
         "resolved" => format!("Selected: {}\n", answer.selected.join(", ")),
         _ => answer.explanation.clone(),
     };
     print!("{}", render(&answer, args.output, text_view)?);
-    Ok(if answer.status == "resolved" { EXIT_OK } else { EXIT_FAILED })
+    Ok(if answer.status == "resolved" {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
+    })
 }

@@ -10,19 +10,33 @@ fn constraint(file: &GenericFile, l: &Label) -> String {
     match &l.constraint {
         RawConstraint::Mandatory(_) => format!("{s} is mandatory"),
         RawConstraint::Prohibited(_) => format!("{s} is prohibited"),
-        RawConstraint::Dependency(d) if d.is_empty() => format!("{s} depends on nothing that exists"),
+        RawConstraint::Dependency(d) if d.is_empty() => {
+            format!("{s} depends on nothing that exists")
+        }
         RawConstraint::Dependency(d) => format!("{s} depends on {}", list(d, "or")),
         RawConstraint::Conflict(o) => format!("{s} conflicts with {o}"),
         RawConstraint::AtMost(a) => {
             let _ = file;
-            format!("at most {} of {} may be selected ({s})", a.n, list(&a.ids, "and"))
+            format!(
+                "at most {} of {} may be selected ({s})",
+                a.n,
+                list(&a.ids, "and")
+            )
         }
     }
 }
 
 fn terms(file: &GenericFile, t: &[Term]) -> String {
-    let on: Vec<String> = t.iter().filter(|t| t.selected).map(|t| file.id(t.var).to_string()).collect();
-    let off: Vec<String> = t.iter().filter(|t| !t.selected).map(|t| file.id(t.var).to_string()).collect();
+    let on: Vec<String> = t
+        .iter()
+        .filter(|t| t.selected)
+        .map(|t| file.id(t.var).to_string())
+        .collect();
+    let off: Vec<String> = t
+        .iter()
+        .filter(|t| !t.selected)
+        .map(|t| file.id(t.var).to_string())
+        .collect();
     match (on.is_empty(), off.is_empty()) {
         (true, true) => "no selection exists".to_string(),
         (false, true) if on.len() == 1 => format!("{} cannot be selected", list(&on, "and")),
@@ -52,7 +66,13 @@ pub fn explain_generic(tree: &DerivationTree<Label>, file: &GenericFile) -> Stri
     out.push_str("Derivation:\n");
     for (i, n) in tree.nodes.iter().enumerate() {
         if let Cause::Derived { left, right, .. } = n.cause {
-            out.push_str(&format!("  ({}) Because {} and {}, {}.\n", i + 1, say(left), say(right), terms(file, &n.terms)));
+            out.push_str(&format!(
+                "  ({}) Because {} and {}, {}.\n",
+                i + 1,
+                say(left),
+                say(right),
+                terms(file, &n.terms)
+            ));
         }
     }
     out

@@ -25,8 +25,17 @@ pub enum Detail {
 }
 
 /// Words a failure.
-pub fn explain_failure(failure: &Failure, u: &Universe<'_>, request: &Request, detail: Detail) -> String {
-    let w = Words { u, request, subjects: &failure.subjects };
+pub fn explain_failure(
+    failure: &Failure,
+    u: &Universe<'_>,
+    request: &Request,
+    detail: Detail,
+) -> String {
+    let w = Words {
+        u,
+        request,
+        subjects: &failure.subjects,
+    };
     let nodes = &failure.tree.nodes;
     let facts = pass_facts(nodes);
     let conclusions = pass_conclusions(nodes);
@@ -46,7 +55,10 @@ pub fn explain_failure(failure: &Failure, u: &Universe<'_>, request: &Request, d
     if steps.is_empty() {
         out.push_str("So no resolution exists.\n");
     } else {
-        out.push_str(&format!("So {}; therefore no resolution exists.\n", words::list(&steps, "and")));
+        out.push_str(&format!(
+            "So {}; therefore no resolution exists.\n",
+            words::list(&steps, "and")
+        ));
     }
     if detail == Detail::Full {
         out.push_str("\nDerivation:\n");
@@ -73,7 +85,9 @@ fn pass_facts(nodes: &[Incompatibility<Reason>]) -> Vec<usize> {
     }
     let rank = |i: &usize| match nodes.get(*i).map(|n| &n.cause) {
         Some(Cause::External(Reason::Required(r))) => (0, *r),
-        Some(Cause::External(Reason::RequirementCandidates { requirement, .. })) => (1, *requirement),
+        Some(Cause::External(Reason::RequirementCandidates { requirement, .. })) => {
+            (1, *requirement)
+        }
         Some(Cause::External(Reason::KeepInstalled(_))) => (2, 0),
         _ => (3, 0),
     };
@@ -87,12 +101,18 @@ fn pass_conclusions(nodes: &[Incompatibility<Reason>]) -> Vec<usize> {
     let mut seen: Vec<&[Term]> = Vec::new();
     let mut out = Vec::new();
     let dead_end = |n: &Incompatibility<Reason>| {
-        matches!(n.cause, Cause::External(Reason::Dependency { .. })) && n.terms.iter().all(|t| t.selected)
+        matches!(n.cause, Cause::External(Reason::Dependency { .. }))
+            && n.terms.iter().all(|t| t.selected)
     };
     let all_on = |n: &Incompatibility<Reason>| {
-        matches!(n.cause, Cause::Derived { .. }) && !n.terms.is_empty() && n.terms.iter().all(|t| t.selected)
+        matches!(n.cause, Cause::Derived { .. })
+            && !n.terms.is_empty()
+            && n.terms.iter().all(|t| t.selected)
     };
-    for pass in [&dead_end as &dyn Fn(&Incompatibility<Reason>) -> bool, &all_on] {
+    for pass in [
+        &dead_end as &dyn Fn(&Incompatibility<Reason>) -> bool,
+        &all_on,
+    ] {
         for (i, n) in nodes.iter().enumerate() {
             if pass(n) && !seen.contains(&n.terms.as_slice()) {
                 seen.push(&n.terms);
@@ -115,7 +135,10 @@ fn full(w: &Words<'_>, nodes: &[Incompatibility<Reason>]) -> String {
     }
     let say = |i: usize| -> String {
         match nodes.get(i) {
-            Some(Incompatibility { cause: Cause::External(r), terms }) => w.reason(r, terms),
+            Some(Incompatibility {
+                cause: Cause::External(r),
+                terms,
+            }) => w.reason(r, terms),
             Some(n) => format!("{} (step {})", w.terms(&n.terms), number[i]),
             None => String::new(),
         }
@@ -123,7 +146,13 @@ fn full(w: &Words<'_>, nodes: &[Incompatibility<Reason>]) -> String {
     let mut out = String::new();
     for (i, n) in nodes.iter().enumerate() {
         if let Cause::Derived { left, right, .. } = n.cause {
-            out.push_str(&format!("  ({}) Because {}, and {}: {}.\n", number[i], say(left), say(right), w.terms(&n.terms)));
+            out.push_str(&format!(
+                "  ({}) Because {}, and {}: {}.\n",
+                number[i],
+                say(left),
+                say(right),
+                w.terms(&n.terms)
+            ));
         }
     }
     out

@@ -21,7 +21,11 @@ pub fn list(names: &[String], conj: &str) -> String {
         [] => String::new(),
         [one] => one.clone(),
         _ if names.len() > LIST_MAX => {
-            format!("{}, {conj} {} more", names[..LIST_MAX].join(", "), names.len() - LIST_MAX)
+            format!(
+                "{}, {conj} {} more",
+                names[..LIST_MAX].join(", "),
+                names.len() - LIST_MAX
+            )
         }
         [init @ .., last] => format!("{} {conj} {last}", init.join(", ")),
     }
@@ -61,7 +65,9 @@ impl Words<'_> {
     pub fn subject(&self, v: crate::solver::Var) -> String {
         match self.subjects.get(v.0 as usize) {
             Some(Subject::Bundle(b)) => self.bundle(*b),
-            Some(Subject::Requirement(r)) => format!("your requirement of {}", self.requirement(*r)),
+            Some(Subject::Requirement(r)) => {
+                format!("your requirement of {}", self.requirement(*r))
+            }
             None => format!("variable {}", v.0),
         }
     }
@@ -76,26 +82,52 @@ impl Words<'_> {
                 _ => on.push(self.subject(t.var)),
             }
         }
-        let off: Vec<String> = terms.iter().filter(|t| !t.selected).map(|t| self.subject(t.var)).collect();
+        let off: Vec<String> = terms
+            .iter()
+            .filter(|t| !t.selected)
+            .map(|t| self.subject(t.var))
+            .collect();
         let need = |who: String| format!("if {who}, then {} must be installed", list(&off, "or"));
         match (reqs.is_empty(), on.len(), off.is_empty()) {
             (true, 0, true) => "no resolution exists".to_string(),
             (true, 1, true) => format!("{} cannot be installed", list(&on, "and")),
             (true, _, true) => format!("{} cannot be installed together", list(&on, "and")),
-            (false, 0, true) if reqs.len() == 1 => format!("the requirement of {} cannot be met", list(&reqs, "and")),
-            (false, 0, true) => format!("the requirements of {} cannot all be met", list(&reqs, "and")),
-            (false, _, true) => format!("{} cannot be installed while you require {}", list(&on, "and"), list(&reqs, "and")),
+            (false, 0, true) if reqs.len() == 1 => {
+                format!("the requirement of {} cannot be met", list(&reqs, "and"))
+            }
+            (false, 0, true) => format!(
+                "the requirements of {} cannot all be met",
+                list(&reqs, "and")
+            ),
+            (false, _, true) => format!(
+                "{} cannot be installed while you require {}",
+                list(&on, "and"),
+                list(&reqs, "and")
+            ),
             (true, 0, false) => format!("one of {} must be installed", list(&off, "or")),
-            (true, n, false) => need(format!("{} {} installed", list(&on, "and"), if n == 1 { "is" } else { "are" })),
+            (true, n, false) => need(format!(
+                "{} {} installed",
+                list(&on, "and"),
+                if n == 1 { "is" } else { "are" }
+            )),
             (false, 0, false) => need(format!("you require {}", list(&reqs, "and"))),
-            (false, _, false) => need(format!("{} {} installed and you require {}", list(&on, "and"), be(on.len()), list(&reqs, "and"))),
+            (false, _, false) => need(format!(
+                "{} {} installed and you require {}",
+                list(&on, "and"),
+                be(on.len()),
+                list(&reqs, "and")
+            )),
         }
     }
 
     pub fn dependency(&self, d: &Dependency) -> String {
         match d {
-            Dependency::Package { package, range } if range.raw() == "*" => format!("package {package}"),
-            Dependency::Package { package, range } => format!("package {package} at versions {range}"),
+            Dependency::Package { package, range } if range.raw() == "*" => {
+                format!("package {package}")
+            }
+            Dependency::Package { package, range } => {
+                format!("package {package} at versions {range}")
+            }
             Dependency::Gvk(g) => match self.u.gvk(*g) {
                 Some(g) => format!("an API {g}"),
                 None => "an unknown API".to_string(),
@@ -109,6 +141,9 @@ impl Words<'_> {
         match e {
             Exclusion::Deprecated => "deprecated (olm.deprecated)",
             Exclusion::NotInChannel => "on no channel's upgrade path (skipped, or in no channel)",
+            Exclusion::MalformedChannel => {
+                "only in a malformed channel (no head, a cycle or two chains; see `deppy catalog validate`)"
+            }
         }
     }
 
@@ -117,16 +152,22 @@ impl Words<'_> {
         match why {
             Rejection::Excluded(e) => self.exclusion(e).to_string(),
             Rejection::Mismatch(Mismatch::OtherCatalog) => "from another catalog".to_string(),
-            Rejection::Mismatch(Mismatch::OtherChannel) => match q.and_then(|q| q.channel.as_deref()) {
-                Some(c) => format!("not in channel {c}"),
-                None => "not in the channel asked for".to_string(),
-            },
-            Rejection::Mismatch(Mismatch::OutOfRange) => match q.and_then(|q| q.version_range.as_ref()) {
-                Some(v) => format!("outside the range {v}"),
-                None => "outside the range asked for".to_string(),
-            },
+            Rejection::Mismatch(Mismatch::OtherChannel) => {
+                match q.and_then(|q| q.channel.as_deref()) {
+                    Some(c) => format!("not in channel {c}"),
+                    None => "not in the channel asked for".to_string(),
+                }
+            }
+            Rejection::Mismatch(Mismatch::OutOfRange) => {
+                match q.and_then(|q| q.version_range.as_ref()) {
+                    Some(v) => format!("outside the range {v}"),
+                    None => "outside the range asked for".to_string(),
+                }
+            }
             Rejection::Mismatch(Mismatch::NotPinned) => "not the pinned bundle".to_string(),
-            Rejection::NotAnUpgrade => "not one upgrade edge away from the installed bundle".to_string(),
+            Rejection::NotAnUpgrade => {
+                "not one upgrade edge away from the installed bundle".to_string()
+            }
         }
     }
 
@@ -138,7 +179,10 @@ impl Words<'_> {
             return Some(format!("no catalog has a package named {}", q.package));
         };
         if set.bundles_of(p).is_empty() {
-            return Some(format!("the catalogs have no bundle of package {} (its channel entries name missing bundles)", q.package));
+            return Some(format!(
+                "the catalogs have no bundle of package {} (its channel entries name missing bundles)",
+                q.package
+            ));
         }
         if let Some(c) = &q.catalog
             && set.catalog_id(c).is_none()
@@ -146,12 +190,17 @@ impl Words<'_> {
             return Some(format!("no catalog named {c} is loaded"));
         }
         if let Some(ch) = &q.channel
-            && !set.package_entries(p).any(|e| e.channels.iter().any(|c| &c.name == ch))
+            && !set
+                .package_entries(p)
+                .any(|e| e.channels.iter().any(|c| &c.name == ch))
         {
             return Some(format!("package {} has no channel {ch}", q.package));
         }
         if let Some(b) = &q.bundle
-            && !set.bundles_of(p).iter().any(|x| set.bundle(*x).is_some_and(|x| &x.name == b))
+            && !set
+                .bundles_of(p)
+                .iter()
+                .any(|x| set.bundle(*x).is_some_and(|x| &x.name == b))
         {
             return Some(format!("package {} has no bundle named {b}", q.package));
         }
@@ -172,18 +221,36 @@ impl Words<'_> {
             .into_iter()
             .map(|(why, names)| {
                 let n = names.len();
-                format!("{} {} excluded because {} {} {}", list(&names, "and"), be(n), it(n), be(n), self.rejection(r, why))
+                format!(
+                    "{} {} excluded because {} {} {}",
+                    list(&names, "and"),
+                    be(n),
+                    it(n),
+                    be(n),
+                    self.rejection(r, why)
+                )
             })
             .collect()
     }
 
     /// One sentence for an external reason, given the terms of its incompatibility.
     pub fn reason(&self, reason: &Reason, terms: &[Term]) -> String {
-        let others: Vec<String> = terms.iter().filter(|t| !t.selected).map(|t| self.subject(t.var)).collect();
-        let on: Vec<String> = terms.iter().filter(|t| t.selected).map(|t| self.subject(t.var)).collect();
+        let others: Vec<String> = terms
+            .iter()
+            .filter(|t| !t.selected)
+            .map(|t| self.subject(t.var))
+            .collect();
+        let on: Vec<String> = terms
+            .iter()
+            .filter(|t| t.selected)
+            .map(|t| self.subject(t.var))
+            .collect();
         match reason {
             Reason::Required(r) => format!("you require {}", self.requirement(*r)),
-            Reason::RequirementCandidates { requirement, rejected } => {
+            Reason::RequirementCandidates {
+                requirement,
+                rejected,
+            } => {
                 let what = self.requirement(*requirement);
                 let mut s = if others.is_empty() {
                     match self.missing(*requirement) {
@@ -198,9 +265,11 @@ impl Words<'_> {
                 }
                 s
             }
-            Reason::Dependency { bundle, dependency, excluded } => {
-                self.dependency_sentence(*bundle, dependency, excluded, &others)
-            }
+            Reason::Dependency {
+                bundle,
+                dependency,
+                excluded,
+            } => self.dependency_sentence(*bundle, dependency, excluded, &others),
             Reason::OnePerPackage(p) => format!(
                 "{} are bundles of package {}, and only one bundle of a package can be installed",
                 list(&on, "and"),
@@ -210,10 +279,15 @@ impl Words<'_> {
                 "{} {} provide {}, and only one installed bundle may provide an API",
                 list(&on, "and"),
                 if on.len() == 2 { "both" } else { "all" },
-                self.u.gvk(*g).map_or_else(|| "the same API".to_string(), |g| format!("API {g}"))
+                self.u
+                    .gvk(*g)
+                    .map_or_else(|| "the same API".to_string(), |g| format!("API {g}"))
             ),
             Reason::KeepInstalled(b) => {
-                format!("keepInstalled: true keeps the installed bundle {}", self.u.bundle(*b).name)
+                format!(
+                    "keepInstalled: true keeps the installed bundle {}",
+                    self.u.bundle(*b).name
+                )
             }
         }
     }
@@ -225,7 +299,11 @@ impl Words<'_> {
         excluded: &[(BundleId, Exclusion)],
         candidates: &[String],
     ) -> String {
-        let mut s = format!("{} requires {}", self.bundle(bundle), self.dependency(dependency));
+        let mut s = format!(
+            "{} requires {}",
+            self.bundle(bundle),
+            self.dependency(dependency)
+        );
         if !candidates.is_empty() {
             let n = candidates.len();
             let verb = if n == 1 { "provides" } else { "provide" };
@@ -243,21 +321,54 @@ impl Words<'_> {
             return s;
         }
         let ex: Vec<String> = excluded.iter().map(|(b, _)| self.bundle(*b)).collect();
-        let whys: Vec<String> = excluded
+        let mut groups: Vec<(Exclusion, Vec<String>)> = Vec::new();
+        for (b, e) in excluded {
+            match groups.iter_mut().find(|(x, _)| x == e) {
+                Some((_, names)) => names.push(self.bundle(*b)),
+                None => groups.push((*e, vec![self.bundle(*b)])),
+            }
+        }
+        let whys: Vec<String> = groups
             .iter()
-            .map(|(b, e)| format!("{} is excluded because it is {}", self.bundle(*b), self.exclusion(*e)))
+            .map(|(e, names)| {
+                let n = names.len();
+                let who = if groups.len() == 1 && n > 1 {
+                    "they".to_string()
+                } else {
+                    list(names, "and")
+                };
+                format!(
+                    "{who} {} excluded because {} {} {}",
+                    be(n),
+                    it(n),
+                    be(n),
+                    self.exclusion(*e)
+                )
+            })
             .collect();
         let only = if ex.len() == 1 { "only " } else { "" };
         let verb = if ex.len() == 1 { "provides" } else { "provide" };
-        s.push_str(&format!("; {only}{} {verb} it, and {}", list(&ex, "and"), list(&whys, "and")));
+        s.push_str(&format!(
+            "; {only}{} {verb} it, and {}",
+            list(&ex, "and"),
+            list(&whys, "and")
+        ));
         s
     }
 
     /// Bundles of a required package that exist but miss the range.
     fn outside_range(&self, dependency: &Dependency) -> Option<Vec<String>> {
-        let Dependency::Package { package, .. } = dependency else { return None };
+        let Dependency::Package { package, .. } = dependency else {
+            return None;
+        };
         let p = self.u.set.package_id(package)?;
-        let names: Vec<String> = self.u.set.bundles_of(p).iter().map(|b| self.bundle(*b)).collect();
+        let names: Vec<String> = self
+            .u
+            .set
+            .bundles_of(p)
+            .iter()
+            .map(|b| self.bundle(*b))
+            .collect();
         (!names.is_empty()).then_some(names)
     }
 }

@@ -93,21 +93,37 @@ pub struct Answer {
     pub bundles: Vec<crate::catalog::BundleId>,
 }
 
-pub(super) fn answer(u: &Universe<'_>, d: &Derived<'_>, built: &Built, request: &Request, sel: &[Var]) -> Answer {
+pub(super) fn answer(
+    u: &Universe<'_>,
+    d: &Derived<'_>,
+    built: &Built,
+    request: &Request,
+    sel: &[Var],
+) -> Answer {
     let mut selected = Vec::new();
     let mut bundles = Vec::new();
     for v in sel {
-        let Some(Subject::Bundle(b)) = built.subjects.get(v.0 as usize).copied() else { continue };
+        let Some(Subject::Bundle(b)) = built.subjects.get(v.0 as usize).copied() else {
+            continue;
+        };
         bundles.push(b);
         let bundle = u.bundle(b);
         let package = u.package_name(bundle.package).to_string();
         let requirement = request.require.iter().position(|q| q.package == package);
         let channel_only = requirement.and_then(|r| request.require.get(r)?.channel.as_deref());
-        let installed = u.installed.iter().copied().find(|i| u.package_of(*i) == bundle.package);
+        let installed = u
+            .installed
+            .iter()
+            .copied()
+            .find(|i| u.package_of(*i) == bundle.package);
         let (action, from, via) = match installed {
             Some(i) if i == b => (Action::Keep, None, None),
             Some(i) => {
-                let edge = d.successors.iter().find(|(x, e, _)| *x == i && *e == b).map(|(_, _, k)| *k);
+                let edge = d
+                    .successors
+                    .iter()
+                    .find(|(x, e, _)| *x == i && *e == b)
+                    .map(|(_, _, k)| *k);
                 let via = match (edge, requirement) {
                     (Some(k), _) => Via::from(k),
                     (None, Some(_)) => Via::Requested,
@@ -132,7 +148,11 @@ pub(super) fn answer(u: &Universe<'_>, d: &Derived<'_>, built: &Built, request: 
     let mut unneeded: Vec<Unneeded> = u
         .installed
         .iter()
-        .filter(|i| !selected.iter().any(|s| s.package == u.package_name(u.package_of(**i))))
+        .filter(|i| {
+            !selected
+                .iter()
+                .any(|s| s.package == u.package_name(u.package_of(**i)))
+        })
         .map(|i| Unneeded {
             package: u.package_name(u.package_of(*i)).to_string(),
             bundle: u.bundle(*i).name.clone(),
@@ -143,9 +163,18 @@ pub(super) fn answer(u: &Universe<'_>, d: &Derived<'_>, built: &Built, request: 
         .iter()
         .filter_map(|b| {
             let m = d.deprecation_messages.get(b)?;
-            Some(format!("{} is deprecated by catalog {}: {m}", u.bundle(*b).name, u.catalog_name(u.bundle(*b).catalog)))
+            Some(format!(
+                "{} is deprecated by catalog {}: {m}",
+                u.bundle(*b).name,
+                u.catalog_name(u.bundle(*b).catalog)
+            ))
         })
         .collect();
     warnings.sort();
-    Answer { selected, unneeded, warnings, bundles }
+    Answer {
+        selected,
+        unneeded,
+        warnings,
+        bundles,
+    }
 }

@@ -34,7 +34,12 @@ fn catalog_key<'u>(u: &'u Universe<'_>, c: CatalogId) -> (Reverse<i32>, &'u str)
 /// Orders the candidates of a dependency of bundle `dependent` (OLM order): installed first,
 /// then the dependent's own catalog, priority, catalog name, default channel, package name,
 /// channel name, distance from head; then newer versions, then name.
-pub fn order_dependency(u: &Universe<'_>, d: &Derived<'_>, dependent: BundleId, cands: &mut [BundleId]) {
+pub fn order_dependency(
+    u: &Universe<'_>,
+    d: &Derived<'_>,
+    dependent: BundleId,
+    cands: &mut [BundleId],
+) {
     cands.sort_by_cached_key(|&b| {
         let bundle = u.bundle(b);
         let (not_default, ch, dist) = channel_key(d, b, None);
@@ -56,7 +61,12 @@ pub fn order_dependency(u: &Universe<'_>, d: &Derived<'_>, dependent: BundleId, 
 
 /// Orders the candidates of a required package for a new install: catalog-major (priority,
 /// name), then the given channel or default channel first and channel name, then head first.
-pub fn order_install(u: &Universe<'_>, d: &Derived<'_>, channel: Option<&str>, cands: &mut [BundleId]) {
+pub fn order_install(
+    u: &Universe<'_>,
+    d: &Derived<'_>,
+    channel: Option<&str>,
+    cands: &mut [BundleId],
+) {
     cands.sort_by_cached_key(|&b| {
         let bundle = u.bundle(b);
         (
@@ -71,7 +81,12 @@ pub fn order_install(u: &Universe<'_>, d: &Derived<'_>, channel: Option<&str>, c
 }
 
 /// Orders upgrade candidates of an installed bundle: the head-most successor first.
-pub fn order_upgrades(u: &Universe<'_>, d: &Derived<'_>, channel: Option<&str>, cands: &mut [BundleId]) {
+pub fn order_upgrades(
+    u: &Universe<'_>,
+    d: &Derived<'_>,
+    channel: Option<&str>,
+    cands: &mut [BundleId],
+) {
     cands.sort_by_cached_key(|&b| {
         let bundle = u.bundle(b);
         let (not_default, ch, dist) = channel_key(d, b, channel);

@@ -23,7 +23,9 @@ impl Channels {
         let mut members = Vec::new();
         for p in &u.set.packages {
             for ch in &p.channels {
-                let Ok(g) = ChannelGraph::build(ch) else { continue };
+                let Ok(g) = ChannelGraph::build(ch) else {
+                    continue;
+                };
                 for &i in g.order() {
                     if let Some(b) = ch.entries.get(i).and_then(|e| e.bundle) {
                         members.push((b, ch.name.clone()));
@@ -51,21 +53,39 @@ pub fn check(u: &Universe<'_>, request: &Request, selected: &[BundleId]) -> Resu
     for (i, &a) in selected.iter().enumerate() {
         for &b in &selected[i + 1..] {
             if u.package_of(a) == u.package_of(b) {
-                return Err(Violation(format!("{} and {} share a package", name(a), name(b))));
+                return Err(Violation(format!(
+                    "{} and {} share a package",
+                    name(a),
+                    name(b)
+                )));
             }
-            if u.bundle(a).provides.iter().any(|g| u.bundle(b).provides.contains(g)) {
-                return Err(Violation(format!("{} and {} provide the same API", name(a), name(b))));
+            if u.bundle(a)
+                .provides
+                .iter()
+                .any(|g| u.bundle(b).provides.contains(g))
+            {
+                return Err(Violation(format!(
+                    "{} and {} provide the same API",
+                    name(a),
+                    name(b)
+                )));
             }
         }
     }
     for (r, q) in request.require.iter().enumerate() {
         let ok = selected.iter().any(|&b| satisfies(u, &ch, q, b));
         if !ok {
-            return Err(Violation(format!("requirement {r} ({}) is not met", q.package)));
+            return Err(Violation(format!(
+                "requirement {r} ({}) is not met",
+                q.package
+            )));
         }
     }
     for &b in selected {
-        let pinned = request.require.iter().any(|q| q.bundle.as_deref() == Some(u.bundle(b).name.as_str()));
+        let pinned = request
+            .require
+            .iter()
+            .any(|q| q.bundle.as_deref() == Some(u.bundle(b).name.as_str()));
         if excluded(b) && (!pinned || u.bundle(b).deprecated) {
             return Err(Violation(format!("{} is excluded", name(b))));
         }
@@ -75,9 +95,15 @@ pub fn check(u: &Universe<'_>, request: &Request, selected: &[BundleId]) -> Resu
         // Installed bundles of required packages may move (requirements checked above); the
         // others stay exactly (SEMANTICS.md §7).
         for &i in &u.installed {
-            let required = request.require.iter().any(|q| q.package == u.package_name(u.package_of(i)));
+            let required = request
+                .require
+                .iter()
+                .any(|q| q.package == u.package_name(u.package_of(i)));
             if !required && !selected.contains(&i) {
-                return Err(Violation(format!("keepInstalled: {} must stay installed", name(i))));
+                return Err(Violation(format!(
+                    "keepInstalled: {} must stay installed",
+                    name(i)
+                )));
             }
         }
     }
@@ -90,14 +116,24 @@ fn satisfies(u: &Universe<'_>, ch: &Channels, q: &Requirement, b: BundleId) -> b
     if u.package_name(bundle.package) != q.package {
         return false;
     }
-    let in_catalog = q.catalog.as_deref().is_none_or(|c| u.catalog_name(bundle.catalog) == c);
-    let in_range = q.version_range.as_ref().is_none_or(|r| r.matches(&bundle.version));
+    let in_catalog = q
+        .catalog
+        .as_deref()
+        .is_none_or(|c| u.catalog_name(bundle.catalog) == c);
+    let in_range = q
+        .version_range
+        .as_ref()
+        .is_none_or(|r| r.matches(&bundle.version));
     let pinned = q.bundle.as_deref().is_none_or(|p| p == bundle.name);
     let on_channel = q.bundle.is_some() || q.channel.as_deref().is_none_or(|c| ch.on(b, c));
     if !(in_catalog && in_range && pinned) {
         return false;
     }
-    let installed = u.installed.iter().copied().find(|i| u.package_of(*i) == bundle.package);
+    let installed = u
+        .installed
+        .iter()
+        .copied()
+        .find(|i| u.package_of(*i) == bundle.package);
     match installed {
         Some(i) if fits(u, q, i) => i == b || (on_channel && is_successor(u, i, b)),
         _ => on_channel,
@@ -107,8 +143,12 @@ fn satisfies(u: &Universe<'_>, ch: &Channels, q: &Requirement, b: BundleId) -> b
 /// Does the installed bundle still fit the requirement (channel aside)?
 fn fits(u: &Universe<'_>, q: &Requirement, i: BundleId) -> bool {
     let b = u.bundle(i);
-    q.catalog.as_deref().is_none_or(|c| u.catalog_name(b.catalog) == c)
-        && q.version_range.as_ref().is_none_or(|r| r.matches(&b.version))
+    q.catalog
+        .as_deref()
+        .is_none_or(|c| u.catalog_name(b.catalog) == c)
+        && q.version_range
+            .as_ref()
+            .is_none_or(|r| r.matches(&b.version))
         && q.bundle.as_deref().is_none_or(|p| p == b.name)
 }
 
@@ -121,7 +161,10 @@ fn is_successor(u: &Universe<'_>, i: BundleId, e: BundleId) -> bool {
                 && u.bundle(e).package == inst.package
                 && (en.replaces.as_deref() == Some(inst.name.as_str())
                     || en.skips.contains(&inst.name)
-                    || en.skip_range.as_ref().is_some_and(|r| r.matches(&inst.version)))
+                    || en
+                        .skip_range
+                        .as_ref()
+                        .is_some_and(|r| r.matches(&inst.version)))
         })
     })
 }
@@ -140,16 +183,30 @@ fn check_dependencies(
             u.package_name(xb.package) == req.package && req.range.matches(&xb.version)
         });
         if !ok {
-            return Err(Violation(format!("{} needs package {} {}", bundle.name, req.package, req.range)));
+            return Err(Violation(format!(
+                "{} needs package {} {}",
+                bundle.name, req.package, req.range
+            )));
         }
     }
     for g in &bundle.requires_gvks {
-        if !selected.iter().filter(usable).any(|&x| u.bundle(x).provides.contains(g)) {
-            return Err(Violation(format!("{} needs an API nobody selected provides", bundle.name)));
+        if !selected
+            .iter()
+            .filter(usable)
+            .any(|&x| u.bundle(x).provides.contains(g))
+        {
+            return Err(Violation(format!(
+                "{} needs an API nobody selected provides",
+                bundle.name
+            )));
         }
     }
     for l in &bundle.requires_labels {
-        if !selected.iter().filter(usable).any(|&x| u.bundle(x).labels.contains(l)) {
+        if !selected
+            .iter()
+            .filter(usable)
+            .any(|&x| u.bundle(x).labels.contains(l))
+        {
             return Err(Violation(format!("{} needs label {l}", bundle.name)));
         }
     }

@@ -20,6 +20,8 @@ pub enum Exclusion {
     Deprecated,
     /// No channel lists it on its upgrade order (skipped, or in no channel).
     NotInChannel,
+    /// Its only channels cannot be ordered (no head, a cycle, two chains).
+    MalformedChannel,
 }
 
 /// Why a bundle of a required package does not satisfy the requirement.
@@ -75,6 +77,8 @@ pub struct ChannelOrders {
     pub members: Vec<(BundleId, String, u32)>,
     /// Channels with no head, a cycle or two chains.
     pub broken: Vec<BrokenChannel>,
+    /// Bundles that are entries of malformed channels.
+    pub malformed: Vec<BundleId>,
     /// Bundles deprecated by `olm.deprecations`, with the catalog's message.
     pub deprecated: FxHashMap<BundleId, String>,
 }
@@ -93,12 +97,16 @@ impl ChannelOrders {
                             }
                         }
                     }
-                    Err(error) => out.broken.push(BrokenChannel {
-                        package: p.id,
-                        catalog: p.catalog,
-                        channel: ch.name.clone(),
-                        error,
-                    }),
+                    Err(error) => {
+                        out.malformed
+                            .extend(ch.entries.iter().filter_map(|e| e.bundle));
+                        out.broken.push(BrokenChannel {
+                            package: p.id,
+                            catalog: p.catalog,
+                            channel: ch.name.clone(),
+                            error,
+                        })
+                    }
                 }
             }
         }
@@ -127,7 +135,8 @@ fn catalog_deprecations(
                 DeprecationRef::Bundle(name) => *name == b.name,
                 DeprecationRef::Channel(ch) => {
                     let mut chans = members.iter().filter(|(x, _, _)| *x == b.id).peekable();
-                    chans.peek().is_some() && chans.all(|(_, c, _)| channel_deprecated(set, b, c, ch))
+                    chans.peek().is_some()
+                        && chans.all(|(_, c, _)| channel_deprecated(set, b, c, ch))
                 }
             };
             if hit {
@@ -139,7 +148,12 @@ fn catalog_deprecations(
 }
 
 /// Is channel `c` of bundle `b`'s package deprecated (by an entry naming `named` or another)?
-fn channel_deprecated(set: &crate::catalog::CatalogSet, b: &crate::catalog::Bundle, c: &str, named: &str) -> bool {
+fn channel_deprecated(
+    set: &crate::catalog::CatalogSet,
+    b: &crate::catalog::Bundle,
+    c: &str,
+    named: &str,
+) -> bool {
     c == named
         || set.deprecations.iter().any(|d| {
             d.package == b.package
@@ -224,8 +238,14 @@ fn load_catalog<'a>(rt: &mut Crepe<'a>, u: &'a Universe<'a>, orders: &'a Channel
             rt.extend([DeprecatedProperty(b.id)]);
         }
     }
-    rt.extend(orders.members.iter().map(|(b, ch, d)| ChannelMember(*b, ch, *d)));
+    rt.extend(
+        orders
+            .members
+            .iter()
+            .map(|(b, ch, d)| ChannelMember(*b, ch, *d)),
+    );
     rt.extend(orders.deprecated.keys().map(|b| CatalogDeprecated(*b)));
+    rt.extend(orders.malformed.iter().map(|b| InMalformedChannel(*b)));
     for (i, c) in u.set.catalogs.iter().enumerate() {
         rt.extend([CatalogPriority(CatalogId(i as u32), c.priority)]);
     }
@@ -238,7 +258,11 @@ fn load_catalog<'a>(rt: &mut Crepe<'a>, u: &'a Universe<'a>, orders: &'a Channel
                 let Some(b) = e.bundle else { continue };
                 rt.extend(e.replaces.as_deref().map(|r| EntryReplaces(b, &ch.name, r)));
                 rt.extend(e.skips.iter().map(|s| EntrySkips(b, &ch.name, s)));
-                rt.extend(e.skip_range.as_ref().map(|r| EntrySkipRange(b, &ch.name, r)));
+                rt.extend(
+                    e.skip_range
+                        .as_ref()
+                        .map(|r| EntrySkipRange(b, &ch.name, r)),
+                );
             }
         }
     }
@@ -271,26 +295,53 @@ fn sorted<T: Ord>(it: impl IntoIterator<Item = T>) -> Vec<T> {
 }
 
 fn collect(out: Output<'_>) -> Derived<'_> {
-    let (mism, rmatch, reached, dmatch, dcand, excl, chans, defc, same, _prio, depr, succ, ifor, ifits, upc) = out;
+    let (
+        mism,
+        rmatch,
+        reached,
+        dmatch,
+        dcand,
+        excl,
+        chans,
+        defc,
+        same,
+        _prio,
+        depr,
+        succ,
+        ifor,
+        ifits,
+        upc,
+    ) = out;
     let mut d = Derived::default();
     for Excluded(b, why) in excl {
         let e = d.excluded.entry(b).or_insert(why);
         *e = (*e).min(why);
     }
-    d.requirement_mismatch = sorted(mism.into_iter().map(|RequirementMismatch(r, b, m)| (r, b, m)));
+    d.requirement_mismatch = sorted(
+        mism.into_iter()
+            .map(|RequirementMismatch(r, b, m)| (r, b, m)),
+    );
     d.requirement_match = sorted(rmatch.into_iter().map(|RequirementMatch(r, b)| (r, b)));
     d.reached = sorted(reached.into_iter().map(|Reached(b)| b));
     for (a, i, b) in sorted(dmatch.into_iter().map(|DependencyMatch(a, i, b)| (a, i, b))) {
         d.dependency_match.entry((a, i)).or_default().push(b);
     }
-    for (a, i, b) in sorted(dcand.into_iter().map(|DependencyCandidate(a, i, b)| (a, i, b))) {
+    for (a, i, b) in sorted(
+        dcand
+            .into_iter()
+            .map(|DependencyCandidate(a, i, b)| (a, i, b)),
+    ) {
         d.dependency_candidates.entry((a, i)).or_default().push(b);
     }
     d.successors = sorted(succ.into_iter().map(|Successor(i, e, k)| (i, e, k)));
     d.installed_for = sorted(ifor.into_iter().map(|InstalledFor(r, i)| (r, i)));
     d.installed_fits = sorted(ifits.into_iter().map(|InstalledFits(r, i)| (r, i)));
     d.upgrade_candidates = sorted(upc.into_iter().map(|UpgradeCandidate(r, e, k)| (r, e, k)));
-    for (b, ch, dist) in sorted(chans.into_iter().map(|CandidateChannel(b, ch, dist)| (b, ch, dist))) {
+    for (b, ch, dist) in sorted(
+        chans
+            .into_iter()
+            .map(|CandidateChannel(b, ch, dist)| (b, ch, dist)),
+    ) {
         d.channels.entry(b).or_default().push((ch, dist));
     }
     for InDefaultChannel(b, ch) in defc {

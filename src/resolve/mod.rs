@@ -13,8 +13,8 @@ use crate::catalog::{CatalogId, CatalogSet, ChannelError};
 use crate::request::Request;
 use crate::solver::{self, DerivationTree, SolveError, SolveOptions};
 
-pub use check::{Violation, check};
 pub use answer::{Action, Answer, Selected, Unneeded, Via};
+pub use check::{Violation, check};
 pub use derive::{Edge, Exclusion, Mismatch};
 pub use problem::Subject;
 pub use universe::{INSTALLED_CATALOG, Universe};
@@ -95,7 +95,10 @@ impl<'a> Resolver<'a> {
 
     /// Resolves one request. The returned universe words the outcome (see
     /// [`crate::explain`]).
-    pub fn resolve<'r>(&'r self, request: &'r Request) -> Result<(Universe<'a>, Outcome), ResolveError> {
+    pub fn resolve<'r>(
+        &'r self,
+        request: &'r Request,
+    ) -> Result<(Universe<'a>, Outcome), ResolveError> {
         let u = Universe::new(self.set, request)?;
         self.check_channels(request)?;
         let facts: Vec<RequirementFacts<'_>> = request
@@ -118,14 +121,20 @@ impl<'a> Resolver<'a> {
             match solver::solve(&built.problem, &self.options) {
                 Ok(sel) => {
                     let a = answer::answer(&u, &d, &built, request, &sel);
-                    debug_assert_eq!(check(&u, request, &a.bundles), Ok(()), "answer fails the checker");
+                    debug_assert_eq!(
+                        check(&u, request, &a.bundles),
+                        Ok(()),
+                        "answer fails the checker"
+                    );
                     Outcome::Resolved(a)
                 }
                 Err(SolveError::Unsatisfiable(tree)) => Outcome::Unsatisfiable(Failure {
                     tree,
                     subjects: built.subjects,
                 }),
-                Err(SolveError::GaveUp { conflicts }) => return Err(ResolveError::GaveUp { conflicts }),
+                Err(SolveError::GaveUp { conflicts }) => {
+                    return Err(ResolveError::GaveUp { conflicts });
+                }
             }
         };
         Ok((u, outcome))
@@ -135,7 +144,9 @@ impl<'a> Resolver<'a> {
     /// channel, or names none and the channel is the package's default.
     fn check_channels(&self, request: &Request) -> Result<(), ResolveError> {
         for q in &request.require {
-            let Some(p) = self.set.package_id(&q.package) else { continue };
+            let Some(p) = self.set.package_id(&q.package) else {
+                continue;
+            };
             for broken in self.orders.broken.iter().filter(|b| b.package == p) {
                 let default = self
                     .set
@@ -146,13 +157,18 @@ impl<'a> Resolver<'a> {
                     None => default == Some(broken.channel.as_str()),
                 };
                 let catalog_ok = q.catalog.as_deref().is_none_or(|c| {
-                    self.set.catalog(broken.catalog).is_some_and(|i| i.name == c)
+                    self.set
+                        .catalog(broken.catalog)
+                        .is_some_and(|i| i.name == c)
                 });
                 if needed && catalog_ok {
                     return Err(ResolveError::BrokenChannel {
                         package: q.package.clone(),
                         channel: broken.channel.clone(),
-                        catalog: self.set.catalog(broken.catalog).map_or_else(String::new, |c| c.name.clone()),
+                        catalog: self
+                            .set
+                            .catalog(broken.catalog)
+                            .map_or_else(String::new, |c| c.name.clone()),
                         error: Box::new(broken.error.clone()),
                     });
                 }

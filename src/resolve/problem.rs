@@ -45,16 +45,23 @@ pub fn build(u: &Universe<'_>, d: &Derived<'_>, request: &Request) -> Built {
         .map(|r| b.new_var(Subject::Requirement(r)))
         .collect();
     for (r, &v) in req_vars.iter().enumerate() {
-        b.built.problem.add(v, Constraint::Mandatory, Reason::Required(r));
+        b.built
+            .problem
+            .add(v, Constraint::Mandatory, Reason::Required(r));
     }
     for (r, &v) in req_vars.iter().enumerate() {
         b.requirement(r, v, request);
     }
     for &i in &u.installed {
         let iv = b.bundle_var(i);
-        let required = request.require.iter().any(|q| Some(u.package_of(i)) == u.set.package_id(&q.package));
+        let required = request
+            .require
+            .iter()
+            .any(|q| Some(u.package_of(i)) == u.set.package_id(&q.package));
         if request.keep_installed && !required {
-            b.built.problem.add(iv, Constraint::Mandatory, Reason::KeepInstalled(i));
+            b.built
+                .problem
+                .add(iv, Constraint::Mandatory, Reason::KeepInstalled(i));
         }
     }
     let mut next = 0;
@@ -93,9 +100,19 @@ impl Builder<'_, '_> {
     fn requirement(&mut self, r: usize, v: Var, request: &Request) {
         let rq = r as u32;
         let channel = request.require.get(r).and_then(|q| q.channel.as_deref());
-        let fits = self.d.installed_fits.iter().find(|(x, _)| *x == rq).map(|(_, i)| *i);
-        let matches: Vec<BundleId> =
-            self.d.requirement_match.iter().filter(|(x, _)| *x == rq).map(|(_, b)| *b).collect();
+        let fits = self
+            .d
+            .installed_fits
+            .iter()
+            .find(|(x, _)| *x == rq)
+            .map(|(_, i)| *i);
+        let matches: Vec<BundleId> = self
+            .d
+            .requirement_match
+            .iter()
+            .filter(|(x, _)| *x == rq)
+            .map(|(_, b)| *b)
+            .collect();
         let mut rejected: Vec<(BundleId, Rejection)> = self
             .d
             .requirement_mismatch
@@ -133,13 +150,27 @@ impl Builder<'_, '_> {
         rejected.sort();
         rejected.dedup_by_key(|(b, _)| *b);
         let vars = cands.iter().map(|c| self.bundle_var(*c)).collect();
-        let reason = Reason::RequirementCandidates { requirement: r, rejected };
-        self.built.problem.add(v, Constraint::Dependency(vars), reason);
+        let reason = Reason::RequirementCandidates {
+            requirement: r,
+            rejected,
+        };
+        self.built
+            .problem
+            .add(v, Constraint::Dependency(vars), reason);
     }
 
     /// Bundles of the required package excluded everywhere (deprecated, not in a channel).
-    fn add_excluded_of_package(&self, r: usize, request: &Request, out: &mut Vec<(BundleId, Rejection)>) {
-        let Some(p) = request.require.get(r).and_then(|q| self.u.set.package_id(&q.package)) else {
+    fn add_excluded_of_package(
+        &self,
+        r: usize,
+        request: &Request,
+        out: &mut Vec<(BundleId, Rejection)>,
+    ) {
+        let Some(p) = request
+            .require
+            .get(r)
+            .and_then(|q| self.u.set.package_id(&q.package))
+        else {
             return;
         };
         let pinned = request.require.get(r).and_then(|q| q.bundle.as_deref());
@@ -155,18 +186,32 @@ impl Builder<'_, '_> {
     }
 
     fn dependencies(&mut self, bundle: BundleId) {
-        let Some(&v) = self.built.var_of.get(&bundle) else { return };
+        let Some(&v) = self.built.var_of.get(&bundle) else {
+            return;
+        };
         let bd = self.u.bundle(bundle);
         let deps: Vec<Dependency> = bd
             .requires_packages
             .iter()
-            .map(|p| Dependency::Package { package: p.package.clone(), range: p.range.clone() })
+            .map(|p| Dependency::Package {
+                package: p.package.clone(),
+                range: p.range.clone(),
+            })
             .chain(bd.requires_gvks.iter().map(|g| Dependency::Gvk(*g)))
-            .chain(bd.requires_labels.iter().map(|l| Dependency::Label(l.clone())))
+            .chain(
+                bd.requires_labels
+                    .iter()
+                    .map(|l| Dependency::Label(l.clone())),
+            )
             .collect();
         for (i, dependency) in deps.into_iter().enumerate() {
             let key = (bundle, i as u32);
-            let mut cands = self.d.dependency_candidates.get(&key).cloned().unwrap_or_default();
+            let mut cands = self
+                .d
+                .dependency_candidates
+                .get(&key)
+                .cloned()
+                .unwrap_or_default();
             order_dependency(self.u, self.d, bundle, &mut cands);
             let excluded = self
                 .d
@@ -177,8 +222,14 @@ impl Builder<'_, '_> {
                 .filter_map(|b| self.d.excluded.get(b).map(|e| (*b, *e)))
                 .collect();
             let vars = cands.iter().map(|c| self.bundle_var(*c)).collect();
-            let reason = Reason::Dependency { bundle, dependency, excluded };
-            self.built.problem.add(v, Constraint::Dependency(vars), reason);
+            let reason = Reason::Dependency {
+                bundle,
+                dependency,
+                excluded,
+            };
+            self.built
+                .problem
+                .add(v, Constraint::Dependency(vars), reason);
         }
     }
 
@@ -186,24 +237,37 @@ impl Builder<'_, '_> {
         let mut by_package: FxHashMap<PackageId, Vec<Var>> = FxHashMap::default();
         let mut by_gvk: FxHashMap<GvkId, Vec<Var>> = FxHashMap::default();
         for &b in &self.queue {
-            let Some(&v) = self.built.var_of.get(&b) else { continue };
+            let Some(&v) = self.built.var_of.get(&b) else {
+                continue;
+            };
             let bd = self.u.bundle(b);
             by_package.entry(bd.package).or_default().push(v);
             for g in &bd.provides {
                 by_gvk.entry(*g).or_default().push(v);
             }
         }
-        let mut packages: Vec<_> = by_package.into_iter().filter(|(_, vs)| vs.len() > 1).collect();
+        let mut packages: Vec<_> = by_package
+            .into_iter()
+            .filter(|(_, vs)| vs.len() > 1)
+            .collect();
         packages.sort();
         for (p, vars) in packages {
             let subject = vars[0];
-            self.built.problem.add(subject, Constraint::AtMost { n: 1, vars }, Reason::OnePerPackage(p));
+            self.built.problem.add(
+                subject,
+                Constraint::AtMost { n: 1, vars },
+                Reason::OnePerPackage(p),
+            );
         }
         let mut gvks: Vec<_> = by_gvk.into_iter().filter(|(_, vs)| vs.len() > 1).collect();
         gvks.sort();
         for (g, vars) in gvks {
             let subject = vars[0];
-            self.built.problem.add(subject, Constraint::AtMost { n: 1, vars }, Reason::OnePerGvk(g));
+            self.built.problem.add(
+                subject,
+                Constraint::AtMost { n: 1, vars },
+                Reason::OnePerGvk(g),
+            );
         }
     }
 }

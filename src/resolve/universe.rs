@@ -36,7 +36,10 @@ impl<'a> Universe<'a> {
                 Some(id) => id,
                 None => u.add_installed_only(i, inst)?,
             };
-            if u.installed.iter().any(|b| u.package_of(*b) == u.package_of(id)) {
+            if u.installed
+                .iter()
+                .any(|b| u.package_of(*b) == u.package_of(id))
+            {
                 return Err(ResolveError::Request(format!(
                     "installed[{i}]: a second installed bundle of package {:?}; at most one bundle per package can be installed",
                     inst.package
@@ -58,12 +61,18 @@ impl<'a> Universe<'a> {
                 .collect(),
         };
         // The first catalog (in id order) whose bundle has the installed package.
-        candidates
-            .into_iter()
-            .find(|b| self.set.bundle(*b).is_some_and(|b| self.set.package_name(b.package) == inst.package))
+        candidates.into_iter().find(|b| {
+            self.set
+                .bundle(*b)
+                .is_some_and(|b| self.set.package_name(b.package) == inst.package)
+        })
     }
 
-    fn add_installed_only(&mut self, i: usize, inst: &InstalledBundle) -> Result<BundleId, ResolveError> {
+    fn add_installed_only(
+        &mut self,
+        i: usize,
+        inst: &InstalledBundle,
+    ) -> Result<BundleId, ResolveError> {
         let package = match self.set.package_id(&inst.package) {
             Some(p) => p,
             None => {
@@ -79,9 +88,15 @@ impl<'a> Universe<'a> {
             let gvk: Gvk = p
                 .get("value")
                 .and_then(|v| serde_json::from_value::<GvkValue>(v.clone()).ok())
-                .map(|v| Gvk { group: v.group, version: v.version, kind: v.kind })
+                .map(|v| Gvk {
+                    group: v.group,
+                    version: v.version,
+                    kind: v.kind,
+                })
                 .ok_or_else(|| {
-                    ResolveError::Request(format!("installed[{i}].properties[{k}]: olm.gvk needs group, version and kind"))
+                    ResolveError::Request(format!(
+                        "installed[{i}].properties[{k}]: olm.gvk needs group, version and kind"
+                    ))
                 })?;
             // A GVK no catalog bundle mentions cannot matter to any dependency.
             if let Some(g) = self.set.gvk_id(&gvk) {
@@ -104,7 +119,11 @@ impl<'a> Universe<'a> {
             constraints: Vec::new(),
             deprecated: false,
             properties: Vec::new(),
-            origin: Origin { file: "request".into(), document: 1, line: None },
+            origin: Origin {
+                file: "request".into(),
+                document: 1,
+                line: None,
+            },
         });
         Ok(id)
     }
@@ -144,7 +163,9 @@ impl<'a> Universe<'a> {
 
     /// A catalog's name (the installed pseudo-catalog included).
     pub fn catalog_name(&self, id: CatalogId) -> &str {
-        self.set.catalog(id).map_or(INSTALLED_CATALOG, |c| c.name.as_str())
+        self.set
+            .catalog(id)
+            .map_or(INSTALLED_CATALOG, |c| c.name.as_str())
     }
 
     /// A catalog's priority (the installed pseudo-catalog has 0).

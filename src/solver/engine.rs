@@ -108,9 +108,9 @@ impl Engine {
             let lits = match &entry.constraint {
                 Constraint::Mandatory => vec![pos(s)],
                 Constraint::Prohibited => vec![neg(s)],
-                Constraint::Dependency(c) => {
-                    std::iter::once(neg(s)).chain(c.iter().map(|v| pos(*v))).collect()
-                }
+                Constraint::Dependency(c) => std::iter::once(neg(s))
+                    .chain(c.iter().map(|v| pos(*v)))
+                    .collect(),
                 Constraint::Conflict(o) => vec![neg(s), neg(*o)],
                 Constraint::AtMost { .. } => continue,
             };
@@ -146,7 +146,10 @@ impl Engine {
     fn add_input_clause(&mut self, mut lits: Vec<Lit>, entry: usize) -> Option<usize> {
         lits.sort_unstable();
         lits.dedup();
-        if lits.windows(2).any(|w| w[0] == negate(w[1]) && var_of(w[0]) == var_of(w[1])) {
+        if lits
+            .windows(2)
+            .any(|w| w[0] == negate(w[1]) && var_of(w[0]) == var_of(w[1]))
+        {
             return None; // tautology: always satisfied
         }
         let ci = self.clauses.len();
@@ -200,7 +203,11 @@ impl Engine {
 
     fn assign(&mut self, l: Lit, reason: Reason) {
         let v = var_of(l).index();
-        self.value[v] = if l & 1 == 0 { Value::True } else { Value::False };
+        self.value[v] = if l & 1 == 0 {
+            Value::True
+        } else {
+            Value::False
+        };
         self.level[v] = self.decision_level();
         self.reason[v] = reason;
         self.trail_pos[v] = self.trail.len() as u32;
@@ -416,7 +423,11 @@ impl Engine {
 
     /// The literal currently true for an assigned variable.
     fn lit_of(&self, v: Var) -> Lit {
-        if self.value(v) == Value::True { pos(v) } else { neg(v) }
+        if self.value(v) == Value::True {
+            pos(v)
+        } else {
+            neg(v)
+        }
     }
 
     /// Resolves a level-0 conflict down to the empty clause; returns its index.

@@ -14,9 +14,9 @@
 mod engine;
 mod problem;
 mod search;
-mod tree;
 #[cfg(test)]
 mod tests;
+mod tree;
 
 pub use problem::{Constraint, Entry, Problem, Var};
 pub use tree::{Cause, DerivationTree, Incompatibility, Term};
@@ -42,10 +42,16 @@ pub enum SolveError<L> {
 
 /// Solves a problem. The selection lists variables in the order the search selected them:
 /// mandatory ones first, then dependencies breadth-first.
-pub fn solve<L: Clone>(problem: &Problem<L>, options: &SolveOptions) -> Result<Vec<Var>, SolveError<L>> {
+pub fn solve<L: Clone>(
+    problem: &Problem<L>,
+    options: &SolveOptions,
+) -> Result<Vec<Var>, SolveError<L>> {
     let answer = search::solve(problem, options);
     if let Ok(sel) = &answer {
-        debug_assert!(problem.check(sel).is_ok(), "solver answer fails the checker");
+        debug_assert!(
+            problem.check(sel).is_ok(),
+            "solver answer fails the checker"
+        );
     }
     answer
 }

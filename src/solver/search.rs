@@ -239,7 +239,12 @@ fn terms_of(lits: &[super::engine::Lit]) -> Vec<Term> {
 }
 
 fn resolve(a: &[Term], b: &[Term], pivot: Var) -> Vec<Term> {
-    let mut t: Vec<Term> = a.iter().chain(b).filter(|t| t.var != pivot).copied().collect();
+    let mut t: Vec<Term> = a
+        .iter()
+        .chain(b)
+        .filter(|t| t.var != pivot)
+        .copied()
+        .collect();
     t.sort();
     t.dedup();
     t

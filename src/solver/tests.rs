@@ -98,7 +98,10 @@ fn mandatory_and_prohibited_names_both() {
 fn conflict_forces_second_choice() {
     let got = run(&[
         ("a", vec![Constraint::Mandatory, dep(&[X, Y])]),
-        ("b", vec![Constraint::Mandatory, Constraint::Conflict(Var(X))]),
+        (
+            "b",
+            vec![Constraint::Mandatory, Constraint::Conflict(Var(X))],
+        ),
     ]);
     assert_eq!(got.unwrap(), ["a", "b", "y"]);
 }
@@ -124,7 +127,10 @@ fn extendable(p: &P, must: &[Var]) -> bool {
     let must_mask: u32 = must.iter().fold(0, |m, v| m | (1 << v.0));
     (0u32..(1 << n)).any(|mask| {
         mask & must_mask == must_mask && {
-            let sel: Vec<Var> = (0..n as u32).filter(|i| mask & (1 << i) != 0).map(Var).collect();
+            let sel: Vec<Var> = (0..n as u32)
+                .filter(|i| mask & (1 << i) != 0)
+                .map(Var)
+                .collect();
             p.check(&sel).is_ok()
         }
     })
@@ -145,7 +151,9 @@ fn oracle(p: &P) -> Option<Vec<Var>> {
     while i < sel.len() {
         let v = sel[i];
         for e in p.entries().iter().filter(|e| e.subject == v) {
-            let Constraint::Dependency(c) = &e.constraint else { continue };
+            let Constraint::Dependency(c) = &e.constraint else {
+                continue;
+            };
             if c.iter().any(|x| sel.contains(x)) {
                 continue;
             }
@@ -222,8 +230,12 @@ fn check_proof(p: &P, tree: &DerivationTree<String>) -> Result<(), TestCaseError
                 prop_assert!(*left < i && *right < i);
                 let (l, r) = (&tree.nodes[*left].terms, &tree.nodes[*right].terms);
                 prop_assert!(l.iter().chain(r).any(|t| t.var == *pivot));
-                let mut want: Vec<Term> =
-                    l.iter().chain(r).filter(|t| t.var != *pivot).copied().collect();
+                let mut want: Vec<Term> = l
+                    .iter()
+                    .chain(r)
+                    .filter(|t| t.var != *pivot)
+                    .copied()
+                    .collect();
                 want.sort();
                 want.dedup();
                 prop_assert_eq!(&node.terms, &want);
