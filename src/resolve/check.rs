@@ -2,6 +2,8 @@
 //! and §7? It recomputes everything from the catalog (no Datalog, no solver), so tests and
 //! debug builds can hold each answer against it.
 
+use rustc_hash::FxHashSet;
+
 use crate::catalog::{BundleId, ChannelGraph};
 use crate::request::{Request, Requirement};
 
@@ -15,12 +17,14 @@ pub struct Violation(pub String);
 /// Channel facts recomputed from the catalog: which channels order each bundle.
 struct Channels {
     /// (bundle, channel name) for every bundle on a channel's upgrade order.
-    members: Vec<(BundleId, String)>,
+    members: FxHashSet<(BundleId, String)>,
+    /// Bundles on at least one channel's upgrade order.
+    any: FxHashSet<BundleId>,
 }
 
 impl Channels {
     fn new(u: &Universe<'_>) -> Channels {
-        let mut members = Vec::new();
+        let mut members = FxHashSet::default();
         for p in &u.set.packages {
             for ch in &p.channels {
                 let Ok(g) = ChannelGraph::build(ch) else {
@@ -28,20 +32,21 @@ impl Channels {
                 };
                 for &i in g.order() {
                     if let Some(b) = ch.entries.get(i).and_then(|e| e.bundle) {
-                        members.push((b, ch.name.clone()));
+                        members.insert((b, ch.name.clone()));
                     }
                 }
             }
         }
-        Channels { members }
+        let any = members.iter().map(|(b, _)| *b).collect();
+        Channels { members, any }
     }
 
     fn on_any(&self, b: BundleId) -> bool {
-        self.members.iter().any(|(x, _)| *x == b)
+        self.any.contains(&b)
     }
 
     fn on(&self, b: BundleId, ch: &str) -> bool {
-        self.members.iter().any(|(x, c)| *x == b && c == ch)
+        self.members.contains(&(b, ch.to_string()))
     }
 }
 
@@ -155,18 +160,21 @@ fn fits(u: &Universe<'_>, q: &Requirement, i: BundleId) -> bool {
 /// Is `e` a direct successor of installed `i` in some channel (replaces, skips, skipRange)?
 fn is_successor(u: &Universe<'_>, i: BundleId, e: BundleId) -> bool {
     let inst = u.bundle(i);
-    u.set.packages.iter().flat_map(|p| &p.channels).any(|c| {
-        c.entries.iter().any(|en| {
-            en.bundle == Some(e)
-                && u.bundle(e).package == inst.package
-                && (en.replaces.as_deref() == Some(inst.name.as_str())
-                    || en.skips.contains(&inst.name)
-                    || en
-                        .skip_range
-                        .as_ref()
-                        .is_some_and(|r| r.matches(&inst.version)))
+    u.set
+        .package_entries(inst.package)
+        .flat_map(|p| &p.channels)
+        .any(|c| {
+            c.entries.iter().any(|en| {
+                en.bundle == Some(e)
+                    && u.bundle(e).package == inst.package
+                    && (en.replaces.as_deref() == Some(inst.name.as_str())
+                        || en.skips.contains(&inst.name)
+                        || en
+                            .skip_range
+                            .as_ref()
+                            .is_some_and(|r| r.matches(&inst.version)))
+            })
         })
-    })
 }
 
 fn check_dependencies(
