@@ -60,7 +60,7 @@ fn peak_rss_mb() -> f64 {
 
 /// Resolves each request in turn; checks every answer; returns (times, resolved, unsat).
 fn run(set: &CatalogSet, requests: &[Request]) -> (Vec<Duration>, usize, usize) {
-    let resolver = Resolver::new(set);
+    let resolver = Resolver::new(set.clone());
     let mut times = Vec::new();
     let (mut ok, mut unsat) = (0, 0);
     for r in requests {

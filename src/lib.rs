@@ -24,7 +24,7 @@
 //!     require: vec![Requirement::from_spec("ocs-client-operator")?],
 //!     ..Request::default()
 //! };
-//! let resolver = Resolver::new(&set);
+//! let resolver = Resolver::new(set);
 //! let (universe, outcome) = resolver.resolve(&request)?;
 //! match &outcome {
 //!     Outcome::Resolved(answer) => {

@@ -27,7 +27,7 @@ pub struct Report {
 impl Report {
     /// Builds the report of one resolution.
     pub fn new(
-        u: &Universe<'_>,
+        u: &Universe,
         request: &Request,
         outcome: &Outcome,
         detail: Detail,

@@ -174,7 +174,7 @@ fn resolve_json(path: PathBuf, req: &Request) -> (String, Option<bool>) {
         &LoadOptions::default(),
     )
     .expect("generated catalog loads");
-    let resolver = Resolver::new(&set);
+    let resolver = Resolver::new(set.clone());
     let (u, outcome) = resolver
         .resolve(req)
         .expect("no bad input in generated cases");

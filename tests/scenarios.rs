@@ -113,7 +113,7 @@ fn resolve(request: &Request) -> Run {
         Ok(set) => set,
         Err(e) => return Run::bad_input(relative(&e)),
     };
-    let resolver = Resolver::new(&set);
+    let resolver = Resolver::new(set.clone());
     let (u, outcome) = match resolver.resolve(request) {
         Ok(x) => x,
         Err(e) => return Run::bad_input(relative(&e.to_string())),

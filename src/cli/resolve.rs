@@ -98,7 +98,7 @@ pub fn resolve(args: ResolveArgs) -> anyhow::Result<u8> {
     if request.require.is_empty() && request.installed.is_empty() {
         bail!("nothing to resolve: give --require PKG or a request file with require:");
     }
-    let resolver = Resolver::new(&set);
+    let resolver = Resolver::new(set.clone());
     let (u, outcome) = resolver.resolve(&request)?;
     let mut warnings: Vec<String> = set.warnings.iter().map(|w| w.to_string()).collect();
     warnings.extend(resolver.channel_warnings());

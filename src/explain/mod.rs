@@ -27,7 +27,7 @@ pub enum Detail {
 /// Words a failure.
 pub fn explain_failure(
     failure: &Failure,
-    u: &Universe<'_>,
+    u: &Universe,
     request: &Request,
     detail: Detail,
 ) -> String {

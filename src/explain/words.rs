@@ -8,7 +8,7 @@ use crate::solver::Term;
 
 /// What the wording needs: names of bundles, packages and APIs, and the request.
 pub struct Words<'a> {
-    pub u: &'a Universe<'a>,
+    pub u: &'a Universe,
     pub request: &'a Request,
     pub subjects: &'a [Subject],
 }
@@ -137,12 +137,18 @@ impl Words<'_> {
     }
 
     /// Why a bundle is excluded, as a phrase after "is"/"are".
-    pub fn exclusion(&self, e: Exclusion) -> &'static str {
+    pub fn exclusion(&self, e: Exclusion) -> String {
         match e {
-            Exclusion::Deprecated => "deprecated (olm.deprecated)",
-            Exclusion::NotInChannel => "on no channel's upgrade path (skipped, or in no channel)",
+            Exclusion::Removed(i) => match self.u.rules.get(i as usize) {
+                Some(rule) => format!("removed by {} ({})", rule.origin, rule.description),
+                None => "removed before resolution".to_string(),
+            },
+            Exclusion::Deprecated => "deprecated (olm.deprecated)".to_string(),
+            Exclusion::NotInChannel => {
+                "on no channel's upgrade path (skipped, or in no channel)".to_string()
+            }
             Exclusion::MalformedChannel => {
-                "only in a malformed channel (no head, a cycle or two chains; see `deppy catalog validate`)"
+                "only in a malformed channel (no head, a cycle or two chains; see `deppy catalog validate`)".to_string()
             }
         }
     }
@@ -150,7 +156,7 @@ impl Words<'_> {
     fn rejection(&self, r: usize, why: Rejection) -> String {
         let q = self.request.require.get(r);
         match why {
-            Rejection::Excluded(e) => self.exclusion(e).to_string(),
+            Rejection::Excluded(e) => self.exclusion(e),
             Rejection::Mismatch(Mismatch::OtherCatalog) => "from another catalog".to_string(),
             Rejection::Mismatch(Mismatch::OtherChannel) => {
                 match q.and_then(|q| q.channel.as_deref()) {
@@ -174,7 +180,7 @@ impl Words<'_> {
     /// Why no bundle meets requirement `r`, when the catalogs lack what it names.
     fn missing(&self, r: usize) -> Option<String> {
         let q = self.request.require.get(r)?;
-        let set = self.u.set;
+        let set = &*self.u.set;
         let Some(p) = set.package_id(&q.package) else {
             return Some(format!("no catalog has a package named {}", q.package));
         };
@@ -283,6 +289,15 @@ impl Words<'_> {
                     .gvk(*g)
                     .map_or_else(|| "the same API".to_string(), |g| format!("API {g}"))
             ),
+            Reason::Injected { bundle, rule } => match self.u.rules.get(*rule as usize) {
+                Some(r) => format!(
+                    "{} requires bundle {} ({})",
+                    r.origin,
+                    self.u.bundle(*bundle).name,
+                    r.description
+                ),
+                None => format!("bundle {} is required", self.u.bundle(*bundle).name),
+            },
             Reason::KeepInstalled(b) => {
                 format!(
                     "keepInstalled: true keeps the installed bundle {}",

@@ -94,8 +94,8 @@ pub struct Answer {
 }
 
 pub(super) fn answer(
-    u: &Universe<'_>,
-    d: &Derived<'_>,
+    u: &Universe,
+    d: &Derived,
     built: &Built,
     request: &Request,
     sel: &[Var],

@@ -23,7 +23,7 @@ struct Channels {
 }
 
 impl Channels {
-    fn new(u: &Universe<'_>) -> Channels {
+    fn new(u: &Universe) -> Channels {
         let mut members = FxHashSet::default();
         for p in &u.set.packages {
             for ch in &p.channels {
@@ -51,7 +51,7 @@ impl Channels {
 }
 
 /// Checks `selected` (bundle ids) against the request. `Ok` when every rule holds.
-pub fn check(u: &Universe<'_>, request: &Request, selected: &[BundleId]) -> Result<(), Violation> {
+pub fn check(u: &Universe, request: &Request, selected: &[BundleId]) -> Result<(), Violation> {
     let ch = Channels::new(u);
     let name = |b: BundleId| u.bundle(b).name.clone();
     let excluded = |b: BundleId| !u.is_installed(b) && (u.bundle(b).deprecated || !ch.on_any(b));
@@ -116,7 +116,7 @@ pub fn check(u: &Universe<'_>, request: &Request, selected: &[BundleId]) -> Resu
 }
 
 /// Does bundle `b` meet requirement `q`, including the one-edge upgrade rule?
-fn satisfies(u: &Universe<'_>, ch: &Channels, q: &Requirement, b: BundleId) -> bool {
+fn satisfies(u: &Universe, ch: &Channels, q: &Requirement, b: BundleId) -> bool {
     let bundle = u.bundle(b);
     if u.package_name(bundle.package) != q.package {
         return false;
@@ -146,7 +146,7 @@ fn satisfies(u: &Universe<'_>, ch: &Channels, q: &Requirement, b: BundleId) -> b
 }
 
 /// Does the installed bundle still fit the requirement (channel aside)?
-fn fits(u: &Universe<'_>, q: &Requirement, i: BundleId) -> bool {
+fn fits(u: &Universe, q: &Requirement, i: BundleId) -> bool {
     let b = u.bundle(i);
     q.catalog
         .as_deref()
@@ -158,7 +158,7 @@ fn fits(u: &Universe<'_>, q: &Requirement, i: BundleId) -> bool {
 }
 
 /// Is `e` a direct successor of installed `i` in some channel (replaces, skips, skipRange)?
-fn is_successor(u: &Universe<'_>, i: BundleId, e: BundleId) -> bool {
+fn is_successor(u: &Universe, i: BundleId, e: BundleId) -> bool {
     let inst = u.bundle(i);
     u.set
         .package_entries(inst.package)
@@ -178,7 +178,7 @@ fn is_successor(u: &Universe<'_>, i: BundleId, e: BundleId) -> bool {
 }
 
 fn check_dependencies(
-    u: &Universe<'_>,
+    u: &Universe,
     selected: &[BundleId],
     b: BundleId,
     excluded: &dyn Fn(BundleId) -> bool,

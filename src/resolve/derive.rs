@@ -16,6 +16,9 @@ use super::universe::Universe;
 /// Why a bundle is never a candidate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Exclusion {
+    /// Removed before resolution by rule number `.0` of [`super::Universe::rules`] (a
+    /// pipeline filter, a static variable, an admin or cluster constraint).
+    Removed(u32),
     /// It carries the `olm.deprecated` property.
     Deprecated,
     /// No channel lists it on its upgrade order (skipped, or in no channel).
@@ -164,7 +167,7 @@ fn channel_deprecated(
 
 /// The program's output relations, sorted.
 #[derive(Default, Debug)]
-pub struct Derived<'a> {
+pub struct Derived {
     pub excluded: FxHashMap<BundleId, Exclusion>,
     pub requirement_match: Vec<(u32, BundleId)>,
     pub requirement_mismatch: Vec<(u32, BundleId, Mismatch)>,
@@ -177,21 +180,24 @@ pub struct Derived<'a> {
     pub successors: Vec<(BundleId, BundleId, Edge)>,
     pub reached: Vec<BundleId>,
     /// Channels of each reached bundle: (channel, distance), sorted.
-    pub channels: FxHashMap<BundleId, Vec<(&'a str, u32)>>,
-    pub in_default_channel: FxHashMap<BundleId, &'a str>,
+    pub channels: FxHashMap<BundleId, Vec<(String, u32)>>,
+    pub in_default_channel: FxHashMap<BundleId, String>,
     pub same_catalog: rustc_hash::FxHashSet<(BundleId, BundleId)>,
     /// Reached bundles deprecated by their catalog.
     pub deprecated: rustc_hash::FxHashSet<BundleId>,
     /// The catalog's message for each deprecated reached bundle.
-    pub deprecation_messages: FxHashMap<BundleId, &'a str>,
+    pub deprecation_messages: FxHashMap<BundleId, String>,
+    /// Bundles a static variable prefers: first in every candidate list they are in.
+    pub preferred: rustc_hash::FxHashSet<BundleId>,
 }
 
 /// Runs the rules for one request.
 pub fn run<'a>(
-    u: &'a Universe<'a>,
+    u: &'a Universe,
     orders: &'a ChannelOrders,
     requirements: &[RequirementFacts<'a>],
-) -> Derived<'a> {
+    adjust: &'a super::Adjustments,
+) -> Derived {
     let mut rt = Crepe::new();
     load_catalog(&mut rt, u, orders);
     for (r, req) in requirements.iter().enumerate() {
@@ -204,16 +210,19 @@ pub fn run<'a>(
         rt.extend(req.catalog.map(|x| RequirementCatalog(r, x)));
     }
     rt.extend(u.installed.iter().map(|b| Installed(*b)));
+    rt.extend(adjust.removed.iter().map(|(b, i)| Removed(*b, *i)));
+    rt.extend(adjust.required.iter().map(|(b, _)| Seeded(*b)));
     let mut d = collect(rt.run_with_hasher::<rustc_hash::FxBuildHasher>());
     d.deprecation_messages = d
         .deprecated
         .iter()
-        .filter_map(|b| orders.deprecated.get(b).map(|m| (*b, m.as_str())))
+        .filter_map(|b| orders.deprecated.get(b).map(|m| (*b, m.clone())))
         .collect();
+    d.preferred = adjust.preferred.iter().copied().collect();
     d
 }
 
-fn load_catalog<'a>(rt: &mut Crepe<'a>, u: &'a Universe<'a>, orders: &'a ChannelOrders) {
+fn load_catalog<'a>(rt: &mut Crepe<'a>, u: &'a Universe, orders: &'a ChannelOrders) {
     for b in u.bundles() {
         rt.extend([Bundle(b.id, b.package, b.catalog, &b.version)]);
         rt.extend([BundleName(b.id, &b.name)]);
@@ -294,7 +303,7 @@ fn sorted<T: Ord>(it: impl IntoIterator<Item = T>) -> Vec<T> {
     v
 }
 
-fn collect(out: Output<'_>) -> Derived<'_> {
+fn collect(out: Output<'_>) -> Derived {
     let (
         mism,
         rmatch,
@@ -342,10 +351,13 @@ fn collect(out: Output<'_>) -> Derived<'_> {
             .into_iter()
             .map(|CandidateChannel(b, ch, dist)| (b, ch, dist)),
     ) {
-        d.channels.entry(b).or_default().push((ch, dist));
+        d.channels
+            .entry(b)
+            .or_default()
+            .push((ch.to_string(), dist));
     }
     for InDefaultChannel(b, ch) in defc {
-        d.in_default_channel.insert(b, ch);
+        d.in_default_channel.insert(b, ch.to_string());
     }
     d.same_catalog = same.into_iter().map(|SameCatalog(a, b)| (a, b)).collect();
     d.deprecated = depr.into_iter().map(|DeprecatedCandidate(b)| b).collect();

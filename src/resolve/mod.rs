@@ -11,7 +11,10 @@ mod universe;
 
 use crate::catalog::{CatalogId, CatalogSet, ChannelError};
 use crate::request::Request;
-use crate::solver::{self, DerivationTree, SolveError, SolveOptions};
+use std::sync::Arc;
+
+use crate::catalog::BundleId;
+use crate::solver::{self, DerivationTree, Entry, Problem, SolveError, SolveOptions};
 
 pub use answer::{Action, Answer, Selected, Unneeded, Via};
 pub use check::{Violation, check};
@@ -19,7 +22,9 @@ pub use derive::{Edge, Exclusion, Mismatch};
 pub use problem::Subject;
 pub use universe::{INSTALLED_CATALOG, Universe};
 
-use derive::{ChannelOrders, RequirementFacts};
+use derive::{ChannelOrders, Derived, RequirementFacts};
+use problem::Built;
+use reason::Reason;
 
 /// A request could not be resolved for a reason other than unsatisfiability.
 #[derive(Debug, thiserror::Error)]
@@ -65,19 +70,176 @@ pub enum Outcome {
     Unsatisfiable(Failure),
 }
 
-/// A catalog set prepared for many resolutions (channel orders computed once).
-pub struct Resolver<'a> {
-    set: &'a CatalogSet,
+/// A rule applied before resolution: a pipeline filter or static variable, an admin or a
+/// cluster constraint. Explanations name it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Rule {
+    /// Where it comes from, e.g. `pipeline node no-beta` or `constraints[0]`.
+    pub origin: String,
+    /// What it does, in words, e.g. `drops channel beta`.
+    pub description: String,
+}
+
+/// Changes to the candidates decided before derivation: removals, mandatory bundles and
+/// preferences, each pointing at the [`Rule`] responsible.
+#[derive(Clone, Debug, Default)]
+pub struct Adjustments {
+    /// The rules, indexed by the `u32`s below.
+    pub rules: Vec<Rule>,
+    /// Bundles that are never candidates (installed bundles are exempt).
+    pub removed: Vec<(BundleId, u32)>,
+    /// Bundles that must be selected.
+    pub required: Vec<(BundleId, u32)>,
+    /// Bundles put first in every candidate list they are in.
+    pub preferred: Vec<BundleId>,
+}
+
+impl Adjustments {
+    /// Appends `other`, renumbering its rules after ours.
+    pub fn extend(&mut self, other: &Adjustments) {
+        let base = self.rules.len() as u32;
+        self.rules.extend(other.rules.iter().cloned());
+        self.removed
+            .extend(other.removed.iter().map(|(b, i)| (*b, base + i)));
+        self.required
+            .extend(other.required.iter().map(|(b, i)| (*b, base + i)));
+        self.preferred.extend(other.preferred.iter().copied());
+    }
+}
+
+/// Channel orders of a catalog set, computed once and shared by many resolutions.
+pub struct Prepared {
+    set: Arc<CatalogSet>,
     orders: ChannelOrders,
+}
+
+impl Prepared {
+    /// Orders every channel of `set`.
+    pub fn new(set: Arc<CatalogSet>) -> Prepared {
+        let orders = ChannelOrders::compute(&set);
+        Prepared { set, orders }
+    }
+
+    /// The catalog set.
+    pub fn catalogs(&self) -> &Arc<CatalogSet> {
+        &self.set
+    }
+
+    /// Warnings for malformed channels no requirement needs.
+    pub fn channel_warnings(&self) -> Vec<String> {
+        channel_warnings(&self.set, &self.orders)
+    }
+
+    /// The derivation stage: the request's facts through `rules/*.dl`, then candidate lists
+    /// as solver variables with their Dependency constraints (no global constraints yet).
+    pub fn derive(
+        &self,
+        request: Arc<Request>,
+        adjust: &Adjustments,
+    ) -> Result<Model, ResolveError> {
+        let mut universe = Universe::new(self.set.clone(), &request)?;
+        universe.rules = adjust.rules.clone();
+        check_channels(&self.set, &self.orders, &request)?;
+        let derived = {
+            let facts = requirement_facts(&self.set, &request);
+            derive::run(&universe, &self.orders, &facts, adjust)
+        };
+        let built = problem::build(&universe, &derived, &request, &adjust.required);
+        Ok(Model {
+            universe,
+            request,
+            derived,
+            built,
+        })
+    }
+}
+
+fn requirement_facts<'r>(set: &CatalogSet, request: &'r Request) -> Vec<RequirementFacts<'r>> {
+    request
+        .require
+        .iter()
+        .map(|q| RequirementFacts {
+            package: set.package_id(&q.package),
+            channel: q.channel.as_deref(),
+            range: q.version_range.as_ref(),
+            pin: q.bundle.as_deref(),
+            catalog: q
+                .catalog
+                .as_deref()
+                .map(|c| set.catalog_id(c).unwrap_or(CatalogId(u32::MAX))),
+        })
+        .collect()
+}
+
+/// The derived variables of one request: what the solver stage consumes.
+pub struct Model {
+    /// The bundles this resolution sees.
+    pub universe: Universe,
+    /// The request.
+    pub request: Arc<Request>,
+    derived: Derived,
+    built: Built,
+}
+
+impl Model {
+    /// The problem: variables and their Dependency and Mandatory constraints.
+    pub fn problem(&self) -> &Problem<Reason> {
+        &self.built.problem
+    }
+
+    /// What each variable stands for.
+    pub fn subjects(&self) -> &[Subject] {
+        &self.built.subjects
+    }
+
+    /// The global-constraints stage: at most one bundle per package and per API.
+    pub fn global_constraints(&self) -> Vec<Entry<Reason>> {
+        problem::global_constraints(&self.universe, &self.built)
+    }
+
+    /// The solver stage: the problem plus `global` constraints, solved; a selection becomes
+    /// an answer, a failure its proof.
+    pub fn solve(
+        &self,
+        global: &[Entry<Reason>],
+        options: &SolveOptions,
+    ) -> Result<Outcome, ResolveError> {
+        let mut problem = self.built.problem.clone();
+        for e in global {
+            problem.add(e.subject, e.constraint.clone(), e.label.clone());
+        }
+        let (u, request) = (&self.universe, &*self.request);
+        match solver::solve(&problem, options) {
+            Ok(sel) => {
+                let a = answer::answer(u, &self.derived, &self.built, request, &sel);
+                debug_assert_eq!(
+                    check(u, request, &a.bundles),
+                    Ok(()),
+                    "answer fails the checker"
+                );
+                Ok(Outcome::Resolved(a))
+            }
+            Err(SolveError::Unsatisfiable(tree)) => Ok(Outcome::Unsatisfiable(Failure {
+                tree,
+                subjects: self.built.subjects.clone(),
+            })),
+            Err(SolveError::GaveUp { conflicts }) => Err(ResolveError::GaveUp { conflicts }),
+        }
+    }
+}
+
+/// A catalog set prepared for many resolutions: the three stages (derive, global
+/// constraints, solve) in a row, as the default pipeline runs them.
+pub struct Resolver {
+    prepared: Prepared,
     options: SolveOptions,
 }
 
-impl<'a> Resolver<'a> {
+impl Resolver {
     /// Prepares `set`.
-    pub fn new(set: &'a CatalogSet) -> Resolver<'a> {
+    pub fn new(set: impl Into<Arc<CatalogSet>>) -> Resolver {
         Resolver {
-            set,
-            orders: ChannelOrders::compute(set),
+            prepared: Prepared::new(set.into()),
             options: SolveOptions::default(),
         }
     }
@@ -89,108 +251,84 @@ impl<'a> Resolver<'a> {
     }
 
     /// The catalog set.
-    pub fn catalogs(&self) -> &'a CatalogSet {
-        self.set
+    pub fn catalogs(&self) -> &CatalogSet {
+        self.prepared.catalogs()
     }
 
     /// Resolves one request. The returned universe words the outcome (see
     /// [`crate::explain`]).
-    pub fn resolve<'r>(
-        &'r self,
-        request: &'r Request,
-    ) -> Result<(Universe<'a>, Outcome), ResolveError> {
-        let u = Universe::new(self.set, request)?;
-        self.check_channels(request)?;
-        let facts: Vec<RequirementFacts<'_>> = request
-            .require
-            .iter()
-            .map(|q| RequirementFacts {
-                package: self.set.package_id(&q.package),
-                channel: q.channel.as_deref(),
-                range: q.version_range.as_ref(),
-                pin: q.bundle.as_deref(),
-                catalog: q
-                    .catalog
-                    .as_deref()
-                    .map(|c| self.set.catalog_id(c).unwrap_or(CatalogId(u32::MAX))),
-            })
-            .collect();
-        let outcome = {
-            let d = derive::run(&u, &self.orders, &facts);
-            let built = problem::build(&u, &d, request);
-            match solver::solve(&built.problem, &self.options) {
-                Ok(sel) => {
-                    let a = answer::answer(&u, &d, &built, request, &sel);
-                    debug_assert_eq!(
-                        check(&u, request, &a.bundles),
-                        Ok(()),
-                        "answer fails the checker"
-                    );
-                    Outcome::Resolved(a)
-                }
-                Err(SolveError::Unsatisfiable(tree)) => Outcome::Unsatisfiable(Failure {
-                    tree,
-                    subjects: built.subjects,
-                }),
-                Err(SolveError::GaveUp { conflicts }) => {
-                    return Err(ResolveError::GaveUp { conflicts });
-                }
-            }
-        };
-        Ok((u, outcome))
+    pub fn resolve(&self, request: &Request) -> Result<(Universe, Outcome), ResolveError> {
+        self.resolve_adjusted(request, &Adjustments::default())
     }
 
-    /// A malformed channel is an error only when a requirement needs it: it names the
-    /// channel, or names none and the channel is the package's default.
-    fn check_channels(&self, request: &Request) -> Result<(), ResolveError> {
-        for q in &request.require {
-            let Some(p) = self.set.package_id(&q.package) else {
-                continue;
-            };
-            for broken in self.orders.broken.iter().filter(|b| b.package == p) {
-                let default = self
-                    .set
-                    .package_in(p, broken.catalog)
-                    .and_then(|e| e.default_channel.as_deref());
-                let needed = match q.channel.as_deref() {
-                    Some(ch) => ch == broken.channel,
-                    None => default == Some(broken.channel.as_str()),
-                };
-                let catalog_ok = q.catalog.as_deref().is_none_or(|c| {
-                    self.set
-                        .catalog(broken.catalog)
-                        .is_some_and(|i| i.name == c)
-                });
-                if needed && catalog_ok {
-                    return Err(ResolveError::BrokenChannel {
-                        package: q.package.clone(),
-                        channel: broken.channel.clone(),
-                        catalog: self
-                            .set
-                            .catalog(broken.catalog)
-                            .map_or_else(String::new, |c| c.name.clone()),
-                        error: Box::new(broken.error.clone()),
-                    });
-                }
-            }
-        }
-        Ok(())
+    /// Resolves one request with candidates removed, required or preferred beforehand.
+    pub fn resolve_adjusted(
+        &self,
+        request: &Request,
+        adjust: &Adjustments,
+    ) -> Result<(Universe, Outcome), ResolveError> {
+        let model = self.prepared.derive(Arc::new(request.clone()), adjust)?;
+        let global = model.global_constraints();
+        let outcome = model.solve(&global, &self.options)?;
+        Ok((model.universe, outcome))
     }
 
     /// Warnings for malformed channels no requirement needs.
     pub fn channel_warnings(&self) -> Vec<String> {
-        self.orders
+        self.prepared.channel_warnings()
+    }
+}
+
+/// A malformed channel is an error only when a requirement needs it: it names the
+/// channel, or names none and the channel is the package's default.
+fn check_channels(
+    set: &CatalogSet,
+    orders: &ChannelOrders,
+    request: &Request,
+) -> Result<(), ResolveError> {
+    for q in &request.require {
+        let Some(p) = set.package_id(&q.package) else {
+            continue;
+        };
+        for broken in orders.broken.iter().filter(|b| b.package == p) {
+            let default = set
+                .package_in(p, broken.catalog)
+                .and_then(|e| e.default_channel.as_deref());
+            let needed = match q.channel.as_deref() {
+                Some(ch) => ch == broken.channel,
+                None => default == Some(broken.channel.as_str()),
+            };
+            let catalog_ok = q
+                .catalog
+                .as_deref()
+                .is_none_or(|c| set.catalog(broken.catalog).is_some_and(|i| i.name == c));
+            if needed && catalog_ok {
+                return Err(ResolveError::BrokenChannel {
+                    package: q.package.clone(),
+                    channel: broken.channel.clone(),
+                    catalog: set
+                        .catalog(broken.catalog)
+                        .map_or_else(String::new, |c| c.name.clone()),
+                    error: Box::new(broken.error.clone()),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn channel_warnings(set: &CatalogSet, orders: &ChannelOrders) -> Vec<String> {
+    orders
             .broken
             .iter()
             .map(|b| {
                 format!(
                     "package {} channel {} in catalog {} is malformed ({}); its bundles are not candidates",
-                    self.set.package_name(b.package),
+                    set.package_name(b.package),
                     b.channel,
-                    self.set.catalog(b.catalog).map_or("?", |c| c.name.as_str()),
+                    set.catalog(b.catalog).map_or("?", |c| c.name.as_str()),
                     b.error
                 )
             })
             .collect()
-    }
 }

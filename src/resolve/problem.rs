@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 
 use crate::catalog::{BundleId, GvkId, PackageId};
 use crate::request::Request;
-use crate::solver::{Constraint, Problem, Var};
+use crate::solver::{Constraint, Entry, Problem, Var};
 
 use super::candidates::{order_dependency, order_install, order_upgrades};
 use super::derive::Derived;
@@ -30,7 +30,7 @@ pub struct Built {
 }
 
 /// Builds the problem for `request` from the derived facts.
-pub fn build(u: &Universe<'_>, d: &Derived<'_>, request: &Request) -> Built {
+pub fn build(u: &Universe, d: &Derived, request: &Request, injected: &[(BundleId, u32)]) -> Built {
     let mut b = Builder {
         u,
         d,
@@ -64,18 +64,23 @@ pub fn build(u: &Universe<'_>, d: &Derived<'_>, request: &Request) -> Built {
                 .add(iv, Constraint::Mandatory, Reason::KeepInstalled(i));
         }
     }
+    for &(bundle, rule) in injected {
+        let v = b.bundle_var(bundle);
+        b.built
+            .problem
+            .add(v, Constraint::Mandatory, Reason::Injected { bundle, rule });
+    }
     let mut next = 0;
     while let Some(&bundle) = b.queue.get(next) {
         next += 1;
         b.dependencies(bundle);
     }
-    b.uniqueness();
     b.built
 }
 
 struct Builder<'u, 'd> {
-    u: &'u Universe<'u>,
-    d: &'d Derived<'d>,
+    u: &'u Universe,
+    d: &'d Derived,
     built: Built,
     /// Bundles with variables, in creation order; their dependencies are added in turn.
     queue: Vec<BundleId>,
@@ -232,42 +237,43 @@ impl Builder<'_, '_> {
                 .add(v, Constraint::Dependency(vars), reason);
         }
     }
+}
 
-    fn uniqueness(&mut self) {
-        let mut by_package: FxHashMap<PackageId, Vec<Var>> = FxHashMap::default();
-        let mut by_gvk: FxHashMap<GvkId, Vec<Var>> = FxHashMap::default();
-        for &b in &self.queue {
-            let Some(&v) = self.built.var_of.get(&b) else {
-                continue;
-            };
-            let bd = self.u.bundle(b);
-            by_package.entry(bd.package).or_default().push(v);
-            for g in &bd.provides {
-                by_gvk.entry(*g).or_default().push(v);
-            }
+/// The global constraints (SEMANTICS.md §6): at most one selected bundle per package and
+/// per API, over the bundles `built` has variables for, in variable order.
+pub fn global_constraints(u: &Universe, built: &Built) -> Vec<Entry<Reason>> {
+    let mut by_package: FxHashMap<PackageId, Vec<Var>> = FxHashMap::default();
+    let mut by_gvk: FxHashMap<GvkId, Vec<Var>> = FxHashMap::default();
+    for (i, s) in built.subjects.iter().enumerate() {
+        let Subject::Bundle(b) = *s else { continue };
+        let v = Var(i as u32);
+        let bd = u.bundle(b);
+        by_package.entry(bd.package).or_default().push(v);
+        for g in &bd.provides {
+            by_gvk.entry(*g).or_default().push(v);
         }
-        let mut packages: Vec<_> = by_package
-            .into_iter()
-            .filter(|(_, vs)| vs.len() > 1)
-            .collect();
-        packages.sort();
-        for (p, vars) in packages {
-            let subject = vars[0];
-            self.built.problem.add(
-                subject,
-                Constraint::AtMost { n: 1, vars },
-                Reason::OnePerPackage(p),
-            );
-        }
-        let mut gvks: Vec<_> = by_gvk.into_iter().filter(|(_, vs)| vs.len() > 1).collect();
-        gvks.sort();
-        for (g, vars) in gvks {
-            let subject = vars[0];
-            self.built.problem.add(
-                subject,
-                Constraint::AtMost { n: 1, vars },
-                Reason::OnePerGvk(g),
-            );
-        }
+    }
+    let mut out = Vec::new();
+    let mut packages: Vec<_> = by_package
+        .into_iter()
+        .filter(|(_, vs)| vs.len() > 1)
+        .collect();
+    packages.sort();
+    for (p, vars) in packages {
+        out.push(at_most_one(vars, Reason::OnePerPackage(p)));
+    }
+    let mut gvks: Vec<_> = by_gvk.into_iter().filter(|(_, vs)| vs.len() > 1).collect();
+    gvks.sort();
+    for (g, vars) in gvks {
+        out.push(at_most_one(vars, Reason::OnePerGvk(g)));
+    }
+    out
+}
+
+fn at_most_one(vars: Vec<Var>, label: Reason) -> Entry<Reason> {
+    Entry {
+        subject: vars.first().copied().unwrap_or(Var(0)),
+        constraint: Constraint::AtMost { n: 1, vars },
+        label,
     }
 }

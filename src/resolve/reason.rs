@@ -60,4 +60,12 @@ pub enum Reason {
     OnePerGvk(GvkId),
     /// `keepInstalled: true` keeps this installed bundle.
     KeepInstalled(BundleId),
+    /// Rule number `rule` of [`super::Universe::rules`] (a static variable) makes this
+    /// bundle mandatory.
+    Injected {
+        /// The bundle.
+        bundle: BundleId,
+        /// Index into the universe's rules.
+        rule: u32,
+    },
 }

@@ -2,6 +2,8 @@
 //! catalog ships any more (OLM's `@existing` catalog), with the request's requirements and
 //! installed state matched to them.
 
+use std::sync::Arc;
+
 use crate::catalog::{Bundle, BundleId, CatalogId, CatalogSet, Gvk, GvkId, Origin, PackageId};
 use crate::request::{InstalledBundle, Request};
 
@@ -11,25 +13,29 @@ use super::ResolveError;
 pub const INSTALLED_CATALOG: &str = "@installed";
 
 /// Catalog bundles and installed-only bundles under one id space.
-pub struct Universe<'a> {
+pub struct Universe {
     /// The loaded catalogs.
-    pub set: &'a CatalogSet,
+    pub set: Arc<CatalogSet>,
     /// Installed bundles found in no catalog; ids follow the catalog's.
     extra: Vec<Bundle>,
     /// Package names no catalog has; ids follow the catalog's.
     extra_packages: Vec<String>,
     /// The installed bundles, in request order.
     pub installed: Vec<BundleId>,
+    /// Rules that removed candidates or injected variables before resolution, indexed by
+    /// [`super::Exclusion::Removed`] and [`super::reason::Reason::Injected`].
+    pub rules: Vec<super::Rule>,
 }
 
-impl<'a> Universe<'a> {
+impl Universe {
     /// Matches the request's installed bundles against the catalogs.
-    pub fn new(set: &'a CatalogSet, request: &Request) -> Result<Universe<'a>, ResolveError> {
+    pub fn new(set: Arc<CatalogSet>, request: &Request) -> Result<Universe, ResolveError> {
         let mut u = Universe {
             set,
             extra: Vec::new(),
             extra_packages: Vec::new(),
             installed: Vec::new(),
+            rules: Vec::new(),
         };
         for (i, inst) in request.installed.iter().enumerate() {
             let id = match u.find_catalog_bundle(inst) {
