@@ -41,8 +41,10 @@
 #![warn(missing_docs)]
 
 pub mod catalog;
+pub mod constraint;
 pub mod explain;
 pub mod generic;
+pub mod pipeline;
 pub mod range;
 pub mod report;
 pub mod request;

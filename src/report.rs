@@ -56,6 +56,17 @@ impl Report {
         }
     }
 
+    /// The report of a pipeline's resolution.
+    pub fn of(r: &crate::pipeline::Resolution, detail: Detail) -> Report {
+        Report::new(
+            r.universe(),
+            r.request(),
+            &r.outcome,
+            detail,
+            r.warnings().to_vec(),
+        )
+    }
+
     /// True when resolved.
     pub fn is_resolved(&self) -> bool {
         self.status == "resolved"

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use crate::range::VersionRange;
 
 /// A resolution request.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Request {
     /// Accepted so a request reads like a Kubernetes object (`deppy.io/v1alpha1`).
@@ -38,7 +38,7 @@ pub struct Request {
 }
 
 /// A catalog named in a request.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct CatalogRef {
     /// Name; defaults to the last path component.
@@ -52,7 +52,7 @@ pub struct CatalogRef {
 }
 
 /// A required package.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Requirement {
     /// Package name.
@@ -72,7 +72,7 @@ pub struct Requirement {
 }
 
 /// An installed bundle.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InstalledBundle {
     /// Bundle name.
@@ -90,7 +90,7 @@ pub struct InstalledBundle {
 }
 
 /// The cluster as a virtual node.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Cluster {
     /// Properties the cluster provides.

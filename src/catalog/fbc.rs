@@ -4,6 +4,7 @@
 mod assemble;
 mod convert;
 mod docs;
+mod files;
 mod parse;
 mod yaml;
 
@@ -17,6 +18,8 @@ use super::error::LoadError;
 use super::set::{CatalogInfo, CatalogSet, CatalogSource};
 use convert::Records;
 use parse::FileCtx;
+
+pub use files::{FileCache, SourceFile, read_catalog};
 
 /// How to load catalogs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -133,15 +136,26 @@ fn sorted_dir(dir: &Path) -> Result<Vec<(PathBuf, std::fs::FileType)>, LoadError
 
 fn parse_file(job: &FileJob, keep_heavy: bool) -> Result<Records, LoadError> {
     let bytes = std::fs::read(&job.path).map_err(|e| io_error(&job.path, e))?;
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let file = job.path.display().to_string();
-    let ctx = FileCtx { file: &file };
-    let format =
-        job.format
-            .unwrap_or_else(|| match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
-                Some(b'{') => Format::Json,
-                _ => Format::Yaml,
-            });
+    parse_bytes(
+        &job.path.display().to_string(),
+        &bytes,
+        job.format,
+        keep_heavy,
+    )
+}
+
+fn parse_bytes(
+    file: &str,
+    bytes: &[u8],
+    format: Option<Format>,
+    keep_heavy: bool,
+) -> Result<Records, LoadError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let ctx = FileCtx { file };
+    let format = format.unwrap_or_else(|| match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => Format::Json,
+        _ => Format::Yaml,
+    });
     let mut recs = Records::default();
     match (format, keep_heavy) {
         (Format::Json, _) => parse::parse_json(&ctx, bytes, &mut |o, d| recs.add(o, d, keep_heavy)),
@@ -155,24 +169,24 @@ fn parse_file(job: &FileJob, keep_heavy: bool) -> Result<Records, LoadError> {
     Ok(recs)
 }
 
-/// Parses every file, on up to `available_parallelism` threads; results keep file order.
-fn parse_files(jobs: &[FileJob], keep_heavy: bool) -> Vec<Result<Records, LoadError>> {
+/// Maps `f` over `items` on up to `available_parallelism` threads; results keep item order.
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
-        .min(jobs.len());
+        .min(items.len());
     if threads <= 1 {
-        return jobs.iter().map(|j| parse_file(j, keep_heavy)).collect();
+        return items.iter().map(f).collect();
     }
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, Result<Records, LoadError>)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<(usize, R)>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
                 let mut local = Vec::new();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(job) = jobs.get(i) else { break };
-                    local.push((i, parse_file(job, keep_heavy)));
+                    let Some(item) = items.get(i) else { break };
+                    local.push((i, f(item)));
                 }
                 if let Ok(mut r) = results.lock() {
                     r.extend(local);
@@ -196,7 +210,8 @@ impl CatalogSet {
         for (i, source) in sources.iter().enumerate() {
             collect_files(i, source, &mut jobs)?;
         }
-        let results = parse_files(&jobs, opts.keep_heavy_properties);
+        let keep = opts.keep_heavy_properties;
+        let results = parallel_map(&jobs, |j| parse_file(j, keep));
         let mut per_catalog: Vec<(CatalogInfo, Records)> = sources
             .iter()
             .map(|s| {

@@ -7,11 +7,12 @@ mod fbc;
 pub mod inspect;
 mod intern;
 mod model;
+mod mutate;
 mod set;
 
 pub use channel::{ChannelError, ChannelGraph, Edge};
 pub use error::{LoadError, Warning, WarningKind};
-pub use fbc::LoadOptions;
+pub use fbc::{FileCache, LoadOptions, SourceFile, read_catalog};
 pub use intern::Interner;
 pub use model::{
     Bundle, BundleId, CatalogId, Channel, ChannelEntry, Deprecation, DeprecationRef, Gvk, GvkId,

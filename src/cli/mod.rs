@@ -1,6 +1,7 @@
 //! Argument definitions and dispatch for the `deppy` binary.
 
 mod catalog;
+mod pipeline;
 mod resolve;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -29,6 +30,13 @@ enum Command {
     Resolve(resolve::ResolveArgs),
     /// Solve a generic problem of variables and constraints (exit 0, 1 or 2 as resolve).
     Solve(resolve::SolveArgs),
+    /// Re-run an execution from a trace's recorded source events (no catalog files needed).
+    Replay(pipeline::ReplayArgs),
+    /// Resolve, then re-resolve and print what changed whenever a catalog file changes.
+    Watch(pipeline::WatchArgs),
+    /// Show or validate pipeline configurations.
+    #[command(subcommand)]
+    Pipeline(pipeline::PipelineCommand),
 }
 
 /// Output format of a command.
@@ -49,5 +57,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Catalog(cmd) => catalog::run(cmd),
         Command::Resolve(args) => resolve::resolve(args),
         Command::Solve(args) => resolve::solve(args),
+        Command::Replay(args) => pipeline::replay(args),
+        Command::Watch(args) => pipeline::watch(args),
+        Command::Pipeline(cmd) => pipeline::pipeline(cmd),
     }
 }

@@ -1,16 +1,17 @@
-//! `deppy resolve` and `deppy solve`.
+//! `deppy resolve` (the default pipeline, or `--pipeline FILE`) and `deppy solve`.
 
 use std::path::PathBuf;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::Args;
 
-use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use deppy::catalog::CatalogSource;
 use deppy::explain::Detail;
 use deppy::generic::GenericFile;
+use deppy::pipeline::trace::TraceWriter;
+use deppy::pipeline::{NodeState, Pipeline, PipelineConfig, Run, Sources};
 use deppy::report::Report;
 use deppy::request::{Request, Requirement};
-use deppy::resolve::Resolver;
 use deppy::solver::SolveOptions;
 
 use super::catalog::{parse_source, render};
@@ -27,6 +28,20 @@ pub struct RequestArgs {
     /// Required package: PKG[/CHANNEL][@RANGE] (repeatable; adds to the request's).
     #[arg(long = "require", value_name = "SPEC")]
     pub require: Vec<String>,
+    /// Pipeline configuration (YAML); default: the built-in resolver pipeline.
+    #[arg(long, value_name = "FILE")]
+    pub pipeline: Option<PathBuf>,
+}
+
+/// How to print an answer.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = Format::Text)]
+    pub output: Format,
+    /// How much of a failure's proof to print.
+    #[arg(long, value_enum, default_value_t = Detail::Summary)]
+    pub explain: Detail,
 }
 
 /// `deppy resolve` arguments.
@@ -34,12 +49,11 @@ pub struct RequestArgs {
 pub struct ResolveArgs {
     #[command(flatten)]
     pub request: RequestArgs,
-    /// Output format.
-    #[arg(short, long, value_enum, default_value_t = Format::Text)]
-    pub output: Format,
-    /// How much of a failure's proof to print.
-    #[arg(long, value_enum, default_value_t = Detail::Summary)]
-    pub explain: Detail,
+    #[command(flatten)]
+    pub out: OutputArgs,
+    /// Write every pipeline event to FILE as JSON lines (replay it with `deppy replay`).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
 }
 
 /// `deppy solve` arguments.
@@ -53,8 +67,8 @@ pub struct SolveArgs {
 }
 
 impl RequestArgs {
-    /// The request with command-line additions, and its catalogs loaded.
-    pub fn load(&self) -> anyhow::Result<(Request, CatalogSet)> {
+    /// The request with command-line additions, and the catalogs to read.
+    pub fn sources(&self) -> anyhow::Result<Sources> {
         let mut request = match &self.request {
             Some(path) => Request::from_file(path)?,
             None => Request::default(),
@@ -62,7 +76,7 @@ impl RequestArgs {
         for spec in &self.require {
             request.require.push(Requirement::from_spec(spec)?);
         }
-        let mut sources: Vec<CatalogSource> = Vec::new();
+        let mut catalogs: Vec<CatalogSource> = Vec::new();
         for c in &request.catalogs {
             let mut s = parse_source(&c.path.display().to_string())
                 .with_context(|| format!("catalog {}", c.path.display()))?;
@@ -71,47 +85,74 @@ impl RequestArgs {
             if let Some(n) = &c.name {
                 s.name = n.clone();
             }
-            sources.push(s);
+            catalogs.push(s);
         }
         for arg in &self.catalogs {
-            sources.push(parse_source(arg)?);
+            catalogs.push(parse_source(arg)?);
         }
-        if sources.is_empty() {
-            bail!("no catalog given: name one with --catalog PATH or in the request's catalogs");
-        }
-        for (i, s) in sources.iter().enumerate() {
-            if sources[..i].iter().any(|o| o.name == s.name) {
-                bail!(
-                    "two catalogs are named {:?}; give one a name in the request file",
-                    s.name
-                );
-            }
-        }
-        let set = CatalogSet::load(&sources, &LoadOptions::default())?;
-        Ok((request, set))
+        Ok(Sources { catalogs, request })
+    }
+
+    /// The pipeline to run: `--pipeline FILE`, or the default one.
+    pub fn pipeline(&self) -> anyhow::Result<Pipeline> {
+        pipeline_from(self.pipeline.as_deref())
     }
 }
 
-/// Runs `deppy resolve`.
-pub fn resolve(args: ResolveArgs) -> anyhow::Result<u8> {
-    let (request, set) = args.request.load()?;
-    if request.require.is_empty() && request.installed.is_empty() {
-        bail!("nothing to resolve: give --require PKG or a request file with require:");
-    }
-    let resolver = Resolver::new(set.clone());
-    let (u, outcome) = resolver.resolve(&request)?;
-    let mut warnings: Vec<String> = set.warnings.iter().map(|w| w.to_string()).collect();
-    warnings.extend(resolver.channel_warnings());
-    for w in &warnings {
+/// Loads and validates a pipeline configuration file, or takes the default one.
+pub fn pipeline_from(path: Option<&std::path::Path>) -> anyhow::Result<Pipeline> {
+    let config = match path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("{}: cannot read", p.display()))?;
+            PipelineConfig::parse(&text).with_context(|| p.display().to_string())?
+        }
+        None => PipelineConfig::default_config(),
+    };
+    let what = path.map_or_else(|| "default pipeline".to_string(), |p| p.display().to_string());
+    Pipeline::new(config).with_context(|| what)
+}
+
+/// Prints a run's answer and returns the exit code, or the failed node as an error.
+pub fn print_run(run: Run, out: &OutputArgs) -> anyhow::Result<u8> {
+    let states = run.states;
+    let resolution = run.result.map_err(|f| {
+        let others: Vec<String> = states
+            .iter()
+            .filter(|(n, s)| *n != f.node && *s != NodeState::Successful)
+            .map(|(n, s)| format!("{n} {}", s.name()))
+            .collect();
+        let mut msg = format!("pipeline node {:?} failed: {}", f.node, f.error);
+        if !others.is_empty() {
+            msg.push_str(&format!(" (other nodes: {})", others.join(", ")));
+        }
+        anyhow::anyhow!(msg)
+    })?;
+    for w in resolution.warnings() {
         log::warn!("{w}");
     }
-    let report = Report::new(&u, &request, &outcome, args.explain, warnings);
-    print!("{}", render(&report, args.output, || report.to_text())?);
+    let report = Report::of(&resolution, out.explain);
+    print!("{}", render(&report, out.output, || report.to_text())?);
     Ok(if report.is_resolved() {
         EXIT_OK
     } else {
         EXIT_FAILED
     })
+}
+
+/// Runs `deppy resolve`.
+pub fn resolve(args: ResolveArgs) -> anyhow::Result<u8> {
+    let sources = args.request.sources()?;
+    let mut pipeline = args.request.pipeline()?;
+    let writer = match &args.trace {
+        Some(path) => Some(TraceWriter::attach(&mut pipeline, path)?),
+        None => None,
+    };
+    let run = pipeline.run(&sources);
+    if let Some(w) = writer {
+        w.finish(&run)?;
+    }
+    print_run(run, &args.out)
 }
 
 /// Runs `deppy solve`.

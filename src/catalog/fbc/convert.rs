@@ -15,6 +15,7 @@ use crate::range::VersionRange;
 use crate::version::Version;
 
 /// An `olm.package` document.
+#[derive(Clone)]
 pub(crate) struct PackageRec {
     pub name: String,
     pub default_channel: Option<String>,
@@ -22,6 +23,7 @@ pub(crate) struct PackageRec {
 }
 
 /// An `olm.channel` document (entries' `bundle` not yet filled).
+#[derive(Clone)]
 pub(crate) struct ChannelRec {
     pub package: String,
     pub name: String,
@@ -30,6 +32,7 @@ pub(crate) struct ChannelRec {
 }
 
 /// An `olm.bundle` document with typed properties, GVKs not yet interned.
+#[derive(Clone)]
 pub(crate) struct BundleRec {
     pub package: String,
     pub name: String,
@@ -47,6 +50,7 @@ pub(crate) struct BundleRec {
 }
 
 /// One `olm.deprecations` entry.
+#[derive(Clone)]
 pub(crate) struct DeprecationRec {
     pub package: String,
     pub reference: DeprecationRef,
@@ -54,7 +58,7 @@ pub(crate) struct DeprecationRec {
 }
 
 /// Everything read from the files of one catalog (or one file).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Records {
     pub packages: Vec<PackageRec>,
     pub channels: Vec<ChannelRec>,

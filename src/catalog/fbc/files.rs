@@ -1,0 +1,172 @@
+//! Catalogs as in-memory files: what the pipeline's catalog producers emit, what traces
+//! record and replays load, with a per-file parse cache for `deppy watch`.
+
+use std::hash::{Hash, Hasher};
+
+use rustc_hash::{FxHashMap, FxHasher};
+
+use super::convert::Records;
+use super::{FileJob, LoadOptions, collect_files, format_of, io_error, parallel_map, parse_bytes};
+use crate::catalog::error::LoadError;
+use crate::catalog::set::{CatalogInfo, CatalogSet, CatalogSource};
+
+/// One catalog file, as read.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SourceFile {
+    /// Path, as found while walking the catalog (names the file in errors).
+    pub path: String,
+    /// Contents.
+    pub text: String,
+}
+
+/// Reads every file of a catalog (the same files, in the same order, as
+/// [`CatalogSet::load`]).
+pub fn read_catalog(source: &CatalogSource) -> Result<Vec<SourceFile>, LoadError> {
+    let mut jobs: Vec<FileJob> = Vec::new();
+    collect_files(0, source, &mut jobs)?;
+    jobs.iter().map(|j| read_file(&j.path)).collect()
+}
+
+fn read_file(path: &std::path::Path) -> Result<SourceFile, LoadError> {
+    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+    let text = String::from_utf8(bytes).map_err(|e| LoadError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+        ),
+    })?;
+    Ok(SourceFile {
+        path: path.display().to_string(),
+        text,
+    })
+}
+
+/// Parse results of files seen before, keyed by path and a hash of the contents: an
+/// unchanged file is not parsed again.
+#[derive(Default)]
+pub struct FileCache {
+    entries: FxHashMap<String, (u64, bool, Records)>,
+}
+
+impl FileCache {
+    /// An empty cache.
+    pub fn new() -> FileCache {
+        FileCache::default()
+    }
+}
+
+fn content_hash(text: &str) -> u64 {
+    let mut h = FxHasher::default();
+    text.hash(&mut h);
+    text.len().hash(&mut h);
+    h.finish()
+}
+
+fn parse_source_file(f: &SourceFile, keep_heavy: bool) -> Result<Records, LoadError> {
+    let format = format_of(std::path::Path::new(&f.path));
+    parse_bytes(&f.path, f.text.as_bytes(), format, keep_heavy)
+}
+
+impl CatalogSet {
+    /// Loads catalogs from files already read: the same result as [`CatalogSet::load`] on
+    /// the files they were read from. Catalog `i` gets `CatalogId(i)`.
+    pub fn load_files(
+        catalogs: &[(CatalogSource, Vec<SourceFile>)],
+        opts: &LoadOptions,
+    ) -> Result<CatalogSet, LoadError> {
+        Self::load_files_cached(catalogs, opts, &mut FileCache::new())
+    }
+
+    /// As [`CatalogSet::load_files`], parsing only files `cache` has not seen with the same
+    /// contents.
+    pub fn load_files_cached(
+        catalogs: &[(CatalogSource, Vec<SourceFile>)],
+        opts: &LoadOptions,
+        cache: &mut FileCache,
+    ) -> Result<CatalogSet, LoadError> {
+        let keep = opts.keep_heavy_properties;
+        let all: Vec<(usize, &SourceFile, u64)> = catalogs
+            .iter()
+            .enumerate()
+            .flat_map(|(i, (_, files))| files.iter().map(move |f| (i, f, content_hash(&f.text))))
+            .collect();
+        let stale: Vec<&(usize, &SourceFile, u64)> = all
+            .iter()
+            .filter(|(_, f, h)| {
+                cache
+                    .entries
+                    .get(&f.path)
+                    .is_none_or(|(ch, ck, _)| *ch != *h || *ck != keep)
+            })
+            .collect();
+        let parsed = parallel_map(&stale, |(_, f, _)| parse_source_file(f, keep));
+        for ((_, f, h), r) in stale.iter().zip(parsed) {
+            cache.entries.insert(f.path.clone(), (*h, keep, r?));
+        }
+        let mut per_catalog: Vec<(CatalogInfo, Records)> = catalogs
+            .iter()
+            .map(|(s, _)| (info(s), Records::default()))
+            .collect();
+        for (i, f, _) in &all {
+            let recs = cache.entries.get(&f.path).map(|(_, _, r)| r.clone());
+            if let (Some((_, acc)), Some(recs)) = (per_catalog.get_mut(*i), recs) {
+                acc.extend(recs);
+            }
+        }
+        super::assemble::assemble(per_catalog)
+    }
+}
+
+fn info(s: &CatalogSource) -> CatalogInfo {
+    CatalogInfo {
+        name: s.name.clone(),
+        priority: s.priority,
+        path: s.path.display().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source() -> CatalogSource {
+        CatalogSource {
+            name: "odf".into(),
+            path: "catalogs/odf-dev".into(),
+            priority: 0,
+        }
+    }
+
+    #[test]
+    fn files_load_like_the_directory() {
+        let s = source();
+        let direct =
+            CatalogSet::load(std::slice::from_ref(&s), &LoadOptions::default()).expect("load");
+        let files = read_catalog(&s).expect("read");
+        let mem = CatalogSet::load_files(&[(s, files)], &LoadOptions::default()).expect("mem");
+        assert_eq!(direct.bundles.len(), mem.bundles.len());
+        let names = |c: &CatalogSet| c.bundles.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&direct), names(&mem));
+        assert_eq!(direct.warnings.len(), mem.warnings.len());
+    }
+
+    #[test]
+    fn cache_reparses_only_changed_files() {
+        let s = source();
+        let mut files = read_catalog(&s).expect("read");
+        let mut cache = FileCache::new();
+        let opts = LoadOptions::default();
+        let a = CatalogSet::load_files_cached(&[(s.clone(), files.clone())], &opts, &mut cache)
+            .expect("first");
+        let broken = files.len();
+        files.push(SourceFile {
+            path: "extra.yaml".into(),
+            text: "schema: olm.package\nname: extra\ndefaultChannel: x\n".into(),
+        });
+        let b = CatalogSet::load_files_cached(&[(s, files)], &opts, &mut cache).expect("second");
+        assert_eq!(cache.entries.len(), broken + 1);
+        assert_eq!(a.bundles.len(), b.bundles.len());
+        assert_eq!(b.packages.len(), a.packages.len() + 1);
+    }
+}

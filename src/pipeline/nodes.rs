@@ -1,0 +1,337 @@
+//! What each node type does with its inputs.
+
+use std::sync::Arc;
+
+use super::config::Node;
+use super::data::{CatalogData, Data, InstalledData, OutcomeData, VariablesData};
+use super::kind::NodeType;
+use super::params::{Mutation, Params, StaticAction, StaticVariable};
+use super::select::select;
+use super::{NodeError, Sources};
+use crate::catalog::{CatalogSet, CatalogSource, FileCache, LoadOptions, SourceFile, read_catalog};
+use crate::request::Request;
+use crate::resolve::{Adjustments, Prepared, Rule};
+use crate::solver::SolveOptions;
+
+/// State a node keeps between executions of a long-lived pipeline (`deppy watch`).
+#[derive(Default)]
+pub(crate) struct NodeCache {
+    /// `load-catalogs`: parse results of files seen before.
+    files: FileCache,
+    /// `datalog`: channel orders of the last catalog set.
+    prepared: Option<Arc<Prepared>>,
+}
+
+/// Runs one node.
+pub(crate) fn run(
+    node: &Node,
+    cache: &mut NodeCache,
+    inputs: &[Data],
+    creators: &[String],
+    sources: &Sources,
+    options: &SolveOptions,
+) -> Result<Vec<Data>, NodeError> {
+    match node.node_type {
+        NodeType::Catalogs => sources
+            .catalogs
+            .iter()
+            .map(|s| read(s).map(Data::Catalog))
+            .collect(),
+        NodeType::Catalog => match &node.params {
+            Params::Catalog(c) => {
+                let source = CatalogSource {
+                    name: c.name.clone(),
+                    path: c.path.clone().into(),
+                    priority: c.priority,
+                };
+                Ok(vec![Data::Catalog(read(&source)?)])
+            }
+            _ => Ok(Vec::new()),
+        },
+        NodeType::Requirements => Ok(vec![Data::Requirements(Arc::new(
+            sources.request.require.clone(),
+        ))]),
+        NodeType::Installed => Ok(vec![Data::Installed(Arc::new(InstalledData {
+            installed: sources.request.installed.clone(),
+            keep_installed: sources.request.keep_installed,
+        }))]),
+        NodeType::Cluster => Ok(vec![Data::Cluster(Arc::new(sources.request.cluster.clone()))]),
+        NodeType::StaticVariables => match &node.params {
+            Params::StaticVariables(v) => Ok(vec![Data::StaticVariables(Arc::new(v.clone()))]),
+            _ => Ok(Vec::new()),
+        },
+        NodeType::LoadCatalogs => load(cache, inputs),
+        NodeType::Mutate => mutate(node, inputs),
+        NodeType::Filter => filter(node, inputs),
+        NodeType::Datalog => datalog(cache, inputs, creators),
+        NodeType::GlobalConstraints => Ok(variables(inputs)
+            .map(|v| Data::GlobalConstraints(Arc::new(v.model.global_constraints())))
+            .collect()),
+        NodeType::Solver => solve(inputs, options),
+        NodeType::Output => Ok(Vec::new()),
+    }
+}
+
+fn read(source: &CatalogSource) -> Result<Arc<CatalogData>, NodeError> {
+    let files = read_catalog(source).map_err(|e| NodeError::Load(Box::new(e)))?;
+    Ok(Arc::new(CatalogData {
+        name: source.name.clone(),
+        path: source.path.display().to_string(),
+        priority: source.priority,
+        files,
+    }))
+}
+
+fn load(cache: &mut NodeCache, inputs: &[Data]) -> Result<Vec<Data>, NodeError> {
+    let catalogs: Vec<(CatalogSource, Vec<SourceFile>)> = inputs
+        .iter()
+        .filter_map(|d| match d {
+            Data::Catalog(c) => Some((
+                CatalogSource {
+                    name: c.name.clone(),
+                    path: c.path.clone().into(),
+                    priority: c.priority,
+                },
+                c.files.clone(),
+            )),
+            _ => None,
+        })
+        .collect();
+    if catalogs.is_empty() {
+        return Err(NodeError::Input(
+            "no catalog given: name one with --catalog PATH or in the request's catalogs".into(),
+        ));
+    }
+    for (i, (s, _)) in catalogs.iter().enumerate() {
+        if catalogs[..i].iter().any(|(o, _)| o.name == s.name) {
+            return Err(NodeError::Input(format!(
+                "two catalogs are named {:?}; give one a name in the request file",
+                s.name
+            )));
+        }
+    }
+    let set = CatalogSet::load_files_cached(&catalogs, &LoadOptions::default(), &mut cache.files)
+        .map_err(|e| NodeError::Load(Box::new(e)))?;
+    Ok(vec![Data::CatalogSet(Arc::new(set))])
+}
+
+fn mutate(node: &Node, inputs: &[Data]) -> Result<Vec<Data>, NodeError> {
+    let Params::Mutate(mutations) = &node.params else {
+        return Ok(inputs.to_vec());
+    };
+    inputs
+        .iter()
+        .map(|d| match d {
+            Data::Catalog(c) => {
+                let mut c = (**c).clone();
+                for m in mutations {
+                    match m {
+                        Mutation::SetPriority { catalog, priority } if *catalog == c.name => {
+                            c.priority = *priority;
+                        }
+                        Mutation::SetPriority { .. } => {}
+                        Mutation::AddProperty { .. } => {
+                            return Err(NodeError::Input(
+                                "addProperty works on a catalog set: put this node after load-catalogs".into(),
+                            ));
+                        }
+                    }
+                }
+                Ok(Data::Catalog(Arc::new(c)))
+            }
+            Data::CatalogSet(s) => {
+                let mut s = (**s).clone();
+                for m in mutations {
+                    apply(&mut s, m)?;
+                }
+                Ok(Data::CatalogSet(Arc::new(s)))
+            }
+            other => Ok(other.clone()),
+        })
+        .collect()
+}
+
+fn apply(set: &mut CatalogSet, m: &Mutation) -> Result<(), NodeError> {
+    match m {
+        Mutation::SetPriority { catalog, priority } => {
+            if !set.set_priority(catalog, *priority) {
+                return Err(NodeError::Input(format!("setPriority: no catalog named {catalog:?}")));
+            }
+        }
+        Mutation::AddProperty { select: sel, property } => {
+            let chosen = select(set, sel);
+            if chosen.is_empty() {
+                return Err(NodeError::Input(format!(
+                    "addProperty: no bundle matches {}",
+                    sel.describe()
+                )));
+            }
+            for b in chosen {
+                set.add_property(b, &property.kind, &property.value)
+                    .map_err(|e| NodeError::Input(format!("addProperty {}: {e}", property.kind)))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn catalog_set(inputs: &[Data]) -> Result<&Arc<CatalogSet>, NodeError> {
+    let mut sets = inputs.iter().filter_map(|d| match d {
+        Data::CatalogSet(s) => Some(s),
+        _ => None,
+    });
+    let first = sets
+        .next()
+        .ok_or_else(|| NodeError::Input("no catalog set arrived".into()))?;
+    if sets.next().is_some() {
+        return Err(NodeError::Input("takes one catalog set, got several".into()));
+    }
+    Ok(first)
+}
+
+fn filter(node: &Node, inputs: &[Data]) -> Result<Vec<Data>, NodeError> {
+    let Params::Filter(sel) = &node.params else {
+        return Ok(Vec::new());
+    };
+    let set = catalog_set(inputs)?;
+    let adjust = Adjustments {
+        rules: vec![Rule {
+            origin: format!("pipeline node {}", node.name),
+            description: format!("filter drops {}", sel.describe()),
+        }],
+        removed: select(set, sel).into_iter().map(|b| (b, 0)).collect(),
+        ..Adjustments::default()
+    };
+    Ok(vec![Data::Adjustments(Arc::new(adjust))])
+}
+
+/// Static variables as adjustments: bundles named, checked against the catalog set.
+fn statics(
+    set: &CatalogSet,
+    node: &str,
+    vars: &[StaticVariable],
+    adjust: &mut Adjustments,
+    warnings: &mut Vec<String>,
+) -> Result<(), NodeError> {
+    for (i, v) in vars.iter().enumerate() {
+        let chosen = select(set, &v.select);
+        let what = v.select.describe();
+        let rule = adjust.rules.len() as u32;
+        let verb = match v.action {
+            StaticAction::Require => "requires",
+            StaticAction::Prohibit => "prohibits",
+            StaticAction::Prefer => "prefers",
+        };
+        adjust.rules.push(Rule {
+            origin: format!("pipeline node {node}"),
+            description: format!("static variable {i} {verb} {what}"),
+        });
+        match (v.action, chosen.as_slice()) {
+            (StaticAction::Require, [one]) => adjust.required.push((*one, rule)),
+            (StaticAction::Require, found) => {
+                return Err(NodeError::Input(format!(
+                    "variables[{i}]: a required static variable must select exactly one bundle; {what} selects {}",
+                    found.len()
+                )));
+            }
+            (_, []) => warnings.push(format!(
+                "pipeline node {node}: variables[{i}] ({what}) selects no bundle"
+            )),
+            (StaticAction::Prohibit, found) => {
+                adjust.removed.extend(found.iter().map(|b| (*b, rule)));
+            }
+            (StaticAction::Prefer, found) => adjust.preferred.extend(found.iter().copied()),
+        }
+    }
+    Ok(())
+}
+
+fn datalog(
+    cache: &mut NodeCache,
+    inputs: &[Data],
+    creators: &[String],
+) -> Result<Vec<Data>, NodeError> {
+    let set = catalog_set(inputs)?;
+    let prepared = match &cache.prepared {
+        Some(p) if Arc::ptr_eq(p.catalogs(), set) => p.clone(),
+        _ => {
+            let p = Arc::new(Prepared::new(set.clone()));
+            cache.prepared = Some(p.clone());
+            p
+        }
+    };
+    let mut request = Request::default();
+    let mut adjust = Adjustments::default();
+    let mut warnings: Vec<String> = set.warnings.iter().map(|w| w.to_string()).collect();
+    warnings.extend(prepared.channel_warnings());
+    for d in inputs {
+        match d {
+            Data::Requirements(r) => request.require.extend(r.iter().cloned()),
+            Data::Installed(i) => {
+                request.installed.extend(i.installed.iter().cloned());
+                request.keep_installed |= i.keep_installed;
+            }
+            Data::Adjustments(a) => adjust.extend(a),
+            _ => {}
+        }
+    }
+    for (node, vars) in static_inputs(inputs, creators) {
+        let mut own = Adjustments::default();
+        statics(set, &node, &vars, &mut own, &mut warnings)?;
+        adjust.extend(&own);
+    }
+    if request.require.is_empty() && request.installed.is_empty() {
+        return Err(NodeError::Input(
+            "nothing to resolve: give --require PKG or a request file with require:".into(),
+        ));
+    }
+    let model = prepared
+        .derive(Arc::new(request), &adjust)
+        .map_err(|e| NodeError::Resolve(Box::new(e)))?;
+    Ok(vec![Data::Variables(Arc::new(VariablesData { model, warnings }))])
+}
+
+/// Static variables with the node that produced them (recorded in the data itself).
+fn static_inputs(inputs: &[Data], creators: &[String]) -> Vec<(String, Vec<StaticVariable>)> {
+    inputs
+        .iter()
+        .zip(creators)
+        .filter_map(|(d, c)| match d {
+            Data::StaticVariables(v) => Some((c.clone(), (**v).clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn variables(inputs: &[Data]) -> impl Iterator<Item = &Arc<VariablesData>> {
+    inputs.iter().filter_map(|d| match d {
+        Data::Variables(v) => Some(v),
+        _ => None,
+    })
+}
+
+fn solve(inputs: &[Data], options: &SolveOptions) -> Result<Vec<Data>, NodeError> {
+    let mut vars = variables(inputs);
+    let v = vars
+        .next()
+        .ok_or_else(|| NodeError::Input("no variables arrived".into()))?;
+    if vars.next().is_some() {
+        return Err(NodeError::Input("takes one set of variables, got several".into()));
+    }
+    let global: Vec<_> = inputs
+        .iter()
+        .filter_map(|d| match d {
+            Data::GlobalConstraints(g) => Some(g.iter().cloned()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let outcome = v
+        .model
+        .solve(&global, options)
+        .map_err(|e| NodeError::Resolve(Box::new(e)))?;
+    Ok(vec![Data::Outcome(Arc::new(OutcomeData {
+        variables: v.clone(),
+        outcome,
+    }))])
+}

@@ -1,0 +1,234 @@
+//! Traces: every event of an execution as JSON lines (a header line first, a result line
+//! last), and reading one back for `deppy replay`.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+use super::data::Data;
+use super::kind::{NodeType, Role};
+use super::{Pipeline, PipelineConfig, Run};
+
+/// Trace format version.
+pub const FORMAT: u32 = 1;
+
+/// A trace could not be written, read or replayed.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// File system error.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// Not a deppy trace, or a damaged one.
+    #[error("{}: line {line}: {message}", path.display())]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The trace is from another pipeline configuration.
+    #[error("trace was recorded by pipeline {recorded}, this pipeline is {current}; replay it with the configuration it was recorded with (it is stored in the trace: drop --pipeline)")]
+    OtherPipeline {
+        /// Id in the trace.
+        recorded: String,
+        /// Id of the pipeline asked for.
+        current: String,
+    },
+    /// The trace is from another deppy version.
+    #[error("trace was recorded by deppy {recorded}, this is deppy {current}; answers may differ, so it is not replayed")]
+    OtherVersion {
+        /// Version in the trace.
+        recorded: String,
+        /// This version.
+        current: String,
+    },
+}
+
+/// Writes a pipeline's events to a file: to `FILE.tmp` while running, renamed to `FILE`
+/// when [`TraceWriter::finish`] is called, so an interrupted run leaves no truncated trace.
+pub struct TraceWriter {
+    path: PathBuf,
+    tmp: PathBuf,
+    out: Arc<Mutex<Option<std::io::BufWriter<std::fs::File>>>>,
+    error: Arc<Mutex<Option<std::io::Error>>>,
+}
+
+impl TraceWriter {
+    /// Creates the file, writes the header line and subscribes to `pipeline`'s events.
+    pub fn attach(pipeline: &mut Pipeline, path: &Path) -> Result<TraceWriter, TraceError> {
+        let io = |source| TraceError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let tmp = tmp_path(path);
+        let file = std::fs::File::create(&tmp).map_err(io)?;
+        let mut w = std::io::BufWriter::new(file);
+        let header = json!({
+            "trace": {
+                "format": FORMAT,
+                "deppy": env!("CARGO_PKG_VERSION"),
+                "pipeline": pipeline.id(),
+                "config": pipeline.config().normalised(),
+            }
+        });
+        writeln!(w, "{header}").map_err(io)?;
+        let out = Arc::new(Mutex::new(Some(w)));
+        let error = Arc::new(Mutex::new(None));
+        let (o, e) = (out.clone(), error.clone());
+        pipeline.subscribe(move |event| {
+            if let (Ok(mut o), Ok(mut e)) = (o.lock(), e.lock())
+                && let Some(w) = o.as_mut()
+                && e.is_none()
+                && let Err(err) = writeln!(w, "{}", event.to_json())
+            {
+                *e = Some(err);
+            }
+        });
+        Ok(TraceWriter {
+            path: path.to_path_buf(),
+            tmp,
+            out,
+            error,
+        })
+    }
+
+    /// Writes the result line (status and node states) and moves the file into place.
+    pub fn finish(self, run: &Run) -> Result<(), TraceError> {
+        let io = |source| TraceError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        if let Some(e) = self.error.lock().ok().and_then(|mut e| e.take()) {
+            return Err(io(e));
+        }
+        let Some(mut w) = self.out.lock().ok().and_then(|mut o| o.take()) else {
+            return Err(io(std::io::Error::other("trace already finished")));
+        };
+        let states: serde_json::Map<String, Value> = run
+            .states
+            .iter()
+            .map(|(n, s)| (n.clone(), Value::from(s.name())))
+            .collect();
+        let (status, failed) = match &run.result {
+            Ok(r) => (
+                match r.outcome {
+                    crate::resolve::Outcome::Resolved(_) => "resolved",
+                    crate::resolve::Outcome::Unsatisfiable(_) => "unsatisfiable",
+                },
+                Value::Null,
+            ),
+            Err(f) => ("failed", json!({"node": f.node, "error": f.error.to_string()})),
+        };
+        let result = json!({"result": {"execution": run.execution, "status": status, "nodes": states, "failed": failed}});
+        writeln!(w, "{result}").map_err(io)?;
+        let file = w.into_inner().map_err(|e| io(e.into_error()))?;
+        file.sync_all().map_err(io)?;
+        std::fs::rename(&self.tmp, &self.path).map_err(io)
+    }
+}
+
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
+/// A trace read back: its configuration and the source data each producer emitted.
+pub struct Trace {
+    /// deppy version that wrote it.
+    pub deppy: String,
+    /// Pipeline id.
+    pub pipeline: String,
+    /// The configuration it ran.
+    pub config: PipelineConfig,
+    /// Source data by producer node, in output order.
+    pub sources: BTreeMap<String, Vec<Data>>,
+}
+
+impl Trace {
+    /// Reads a trace file.
+    pub fn read(path: &Path) -> Result<Trace, TraceError> {
+        let text = std::fs::read_to_string(path).map_err(|source| TraceError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let bad = |line: usize, message: String| TraceError::Malformed {
+            path: path.to_path_buf(),
+            line,
+            message,
+        };
+        let mut lines = text.lines().enumerate();
+        let (_, first) = lines.next().ok_or_else(|| bad(1, "empty file".into()))?;
+        let header: Value = serde_json::from_str(first).map_err(|e| bad(1, e.to_string()))?;
+        let h = header
+            .get("trace")
+            .ok_or_else(|| bad(1, "not a deppy trace (no `trace` header)".into()))?;
+        let text_field = |k: &str| {
+            h.get(k)
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .ok_or_else(|| bad(1, format!("header has no `{k}`")))
+        };
+        let config: PipelineConfig = serde_json::from_value(h.get("config").cloned().unwrap_or(Value::Null))
+            .map_err(|e| bad(1, format!("config: {e}")))?;
+        let producers: Vec<String> = config
+            .nodes
+            .iter()
+            .filter(|n| NodeType::parse(&n.node_type).is_some_and(|t| t.role() == Role::Producer))
+            .map(|n| n.name.clone())
+            .collect();
+        let mut sources: BTreeMap<String, BTreeMap<u64, Data>> = BTreeMap::new();
+        for (i, line) in lines {
+            let v: Value = serde_json::from_str(line).map_err(|e| bad(i + 1, e.to_string()))?;
+            if v.get("kind").and_then(Value::as_str) != Some("data") {
+                continue;
+            }
+            let sender = v.get("sender").and_then(Value::as_str).unwrap_or("");
+            if !producers.iter().any(|p| p == sender) {
+                continue;
+            }
+            let output = v.get("output").and_then(Value::as_u64).unwrap_or(0);
+            let entry = sources.entry(sender.to_string()).or_default();
+            if !entry.contains_key(&output) {
+                let data = v.get("data").ok_or_else(|| bad(i + 1, "data event without data".into()))?;
+                entry.insert(output, Data::from_json(data).map_err(|e| bad(i + 1, e))?);
+            }
+        }
+        Ok(Trace {
+            deppy: text_field("deppy")?,
+            pipeline: text_field("pipeline")?,
+            config,
+            sources: sources
+                .into_iter()
+                .map(|(k, v)| (k, v.into_values().collect()))
+                .collect(),
+        })
+    }
+
+    /// Refuses a replay on another pipeline or deppy version.
+    pub fn check(&self, pipeline: &Pipeline) -> Result<(), TraceError> {
+        if self.pipeline != pipeline.id() {
+            return Err(TraceError::OtherPipeline {
+                recorded: self.pipeline.clone(),
+                current: pipeline.id().to_string(),
+            });
+        }
+        if self.deppy != env!("CARGO_PKG_VERSION") {
+            return Err(TraceError::OtherVersion {
+                recorded: self.deppy.clone(),
+                current: env!("CARGO_PKG_VERSION").to_string(),
+            });
+        }
+        Ok(())
+    }
+}
