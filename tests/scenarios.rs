@@ -12,6 +12,10 @@
 //! in reverse order; the JSON reports must be byte-identical (warnings aside in the reversed
 //! copy, whose file positions differ: there only their number must match).
 //!
+//! Every catalog scenario runs through the default pipeline (as `deppy resolve`), is
+//! compared with the library's stages called directly, and the reversed-copy run is traced
+//! and replayed after the copy is deleted: the replay must print the same answer.
+//!
 //! Update the snapshots with `INSTA_UPDATE=always cargo test --test scenarios`, then read
 //! the changed `.snap` files (`git diff snapshots/`).
 
@@ -24,6 +28,8 @@ use deppy::explain::Detail;
 use deppy::generic::GenericFile;
 use deppy::report::Report;
 use deppy::request::Request;
+use deppy::pipeline::trace::{Trace, TraceWriter};
+use deppy::pipeline::{Pipeline, PipelineConfig, Sources};
 use deppy::resolve::{Outcome, Resolver};
 
 const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
@@ -76,8 +82,8 @@ fn relative(s: &str) -> String {
     s.replace(&format!("{MANIFEST}/"), "")
 }
 
-/// Loads the request's catalogs as the CLI does (name defaults to the last path component).
-fn load_catalogs(request: &Request) -> Result<CatalogSet, String> {
+/// The request's catalogs as the CLI names them (the last path component).
+fn catalog_sources(request: &Request) -> Result<Vec<CatalogSource>, String> {
     let mut sources: Vec<CatalogSource> = Vec::new();
     for c in &request.catalogs {
         // As the CLI: the last path component, without a .json/.yaml/.yml extension.
@@ -104,28 +110,19 @@ fn load_catalogs(request: &Request) -> Result<CatalogSet, String> {
             priority: c.priority,
         });
     }
-    CatalogSet::load(&sources, &LoadOptions::default()).map_err(|e| e.to_string())
+    Ok(sources)
 }
 
-/// Resolves a loaded request and builds the report, as `deppy resolve -o json` does.
-fn resolve(request: &Request) -> Run {
-    let set = match load_catalogs(request) {
-        Ok(set) => set,
-        Err(e) => return Run::bad_input(relative(&e)),
+/// The run of a pipeline resolution, as `deppy resolve -o json` prints it.
+fn report_run(run: deppy::pipeline::Run) -> Run {
+    let r = match run.result {
+        Ok(r) => r,
+        Err(f) => return Run::bad_input(relative(&f.error.to_string())),
     };
-    let resolver = Resolver::new(set.clone());
-    let (u, outcome) = match resolver.resolve(request) {
-        Ok(x) => x,
-        Err(e) => return Run::bad_input(relative(&e.to_string())),
-    };
-    let mut warnings: Vec<String> = set
-        .warnings
-        .iter()
-        .map(|w| relative(&w.to_string()))
-        .collect();
-    warnings.extend(resolver.channel_warnings());
+    let (u, request, outcome) = (r.universe(), r.request(), &r.outcome);
+    let warnings: Vec<String> = r.warnings().iter().map(|w| relative(w)).collect();
     let count = warnings.len();
-    let report = Report::new(&u, request, &outcome, Detail::Summary, warnings);
+    let report = Report::new(u, request, outcome, Detail::Summary, warnings);
     let json = serde_json::to_string_pretty(&report).expect("a report serializes");
     let text = Report {
         warnings: Vec::new(),
@@ -133,7 +130,7 @@ fn resolve(request: &Request) -> Run {
     }
     .to_text();
     let full = matches!(outcome, Outcome::Unsatisfiable(_))
-        .then(|| Report::new(&u, request, &outcome, Detail::Full, Vec::new()).to_text());
+        .then(|| Report::new(u, request, outcome, Detail::Full, Vec::new()).to_text());
     Run {
         exit: if report.is_resolved() { 0 } else { 1 },
         json,
@@ -141,6 +138,51 @@ fn resolve(request: &Request) -> Run {
         full,
         warnings: count,
     }
+}
+
+/// Resolves a request through the default pipeline, as `deppy resolve` does; with `trace`,
+/// records the execution there.
+fn resolve_traced(request: &Request, trace: Option<&Path>) -> Run {
+    let catalogs = match catalog_sources(request) {
+        Ok(c) => c,
+        Err(e) => return Run::bad_input(relative(&e)),
+    };
+    let mut pipeline = Pipeline::new(PipelineConfig::default_config()).expect("default pipeline");
+    let writer = trace.map(|t| TraceWriter::attach(&mut pipeline, t).expect("trace file"));
+    let sources = Sources {
+        catalogs,
+        request: request.clone(),
+    };
+    let run = pipeline.run(&sources);
+    if let Some(w) = writer {
+        w.finish(&run).expect("trace written");
+    }
+    report_run(run)
+}
+
+fn resolve(request: &Request) -> Run {
+    resolve_traced(request, None)
+}
+
+/// The same request through the library's stages directly (no pipeline): must equal the
+/// pipeline's JSON.
+fn resolve_direct(request: &Request) -> Option<String> {
+    let sources = catalog_sources(request).ok()?;
+    let set = CatalogSet::load(&sources, &LoadOptions::default()).ok()?;
+    let resolver = Resolver::new(set.clone());
+    let (u, outcome) = resolver.resolve(request).ok()?;
+    let mut warnings: Vec<String> = set.warnings.iter().map(|w| relative(&w.to_string())).collect();
+    warnings.extend(resolver.channel_warnings());
+    let report = Report::new(&u, request, &outcome, Detail::Summary, warnings);
+    Some(serde_json::to_string_pretty(&report).expect("a report serializes"))
+}
+
+/// Replays a trace (its catalogs may be gone).
+fn replay(trace: &Path) -> Run {
+    let t = Trace::read(trace).expect("trace reads back");
+    let mut pipeline = Pipeline::new(t.config.clone()).expect("recorded configuration");
+    t.check(&pipeline).expect("same pipeline and version");
+    report_run(pipeline.replay(&t.sources))
 }
 
 /// Runs a generic-model scenario as `deppy solve -o json` does.
@@ -227,8 +269,9 @@ fn copy_reversed(from: &Path, to: &Path) {
     }
 }
 
-/// The same request against reversed copies of its catalogs.
-fn resolve_reversed(request: &Request, name: &str) -> Run {
+/// The same request against reversed copies of its catalogs, traced; the trace is then
+/// replayed with the copies deleted. Returns both runs.
+fn resolve_reversed(request: &Request, name: &str) -> (Run, Run) {
     let tmp = std::env::temp_dir()
         .join(format!("deppy-scenarios-{}", std::process::id()))
         .join(name);
@@ -242,9 +285,12 @@ fn resolve_reversed(request: &Request, name: &str) -> Run {
         copy_reversed(&c.path, &to);
         c.path = to;
     }
-    let run = resolve(&copy);
+    let trace = tmp.with_extension("trace.jsonl");
+    let run = resolve_traced(&copy, Some(&trace));
     let _ = fs::remove_dir_all(&tmp);
-    run
+    let replayed = replay(&trace);
+    let _ = fs::remove_file(&trace);
+    (run, replayed)
 }
 
 /// The report without its warnings (whose file positions differ in a reversed copy).
@@ -273,9 +319,18 @@ fn run_scenario(dir: &Path, name: &str) -> (String, Option<String>) {
     };
     let first = resolve(&request);
     let again = resolve(&request);
-    let back = resolve_reversed(&request, name);
+    let (back, replayed) = resolve_reversed(&request, name);
+    let direct = resolve_direct(&request);
     let bad = if first.json != again.json || first.text != again.text {
         Some(format!("{name}: two resolutions differ"))
+    } else if back.snapshot() != replayed.snapshot() {
+        Some(format!(
+            "{name}: the replay differs from the traced run:\n{}\n---- replay ----\n{}",
+            back.snapshot(),
+            replayed.snapshot()
+        ))
+    } else if first.exit != 2 && direct.as_ref().is_some_and(|d| *d != first.json) {
+        Some(format!("{name}: the pipeline differs from the library's stages"))
     } else if first.exit != back.exit
         || first.warnings != back.warnings
         || (first.exit == 2 && first.json.lines().count() != back.json.lines().count())

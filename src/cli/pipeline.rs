@@ -153,7 +153,17 @@ pub fn watch(args: WatchArgs) -> anyhow::Result<u8> {
         if now == seen {
             continue;
         }
-        seen = now;
+        // Let a write in progress finish: wait until two looks agree.
+        let mut settled = now;
+        loop {
+            std::thread::sleep(Duration::from_millis(args.interval.max(10)));
+            let again = fingerprint(&paths);
+            if again == settled {
+                break;
+            }
+            settled = again;
+        }
+        seen = settled;
         runs += 1;
         match (pipeline.run(&sources).result, &last) {
             (Ok(new), Some(old)) => {

@@ -158,8 +158,8 @@ impl Parser<'_> {
         value: &Value,
         path: &str,
     ) -> Result<AdminConstraint, ConstraintError> {
-        let map = object(value, path)?;
-        let action = match map.get("action") {
+        let constraint = self.constraint(value, path, 1, &["action"])?;
+        let action = match value.get("action") {
             None | Some(Value::Null) => {
                 return Err(ConstraintError::MissingField {
                     path: join_path(path, "action"),
@@ -167,7 +167,6 @@ impl Parser<'_> {
             }
             Some(v) => action(v, &join_path(path, "action"))?,
         };
-        let constraint = self.constraint(value, path, 1, &["action"])?;
         Ok(AdminConstraint { action, constraint })
     }
 }

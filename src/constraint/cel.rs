@@ -195,7 +195,12 @@ fn compile_isolated(rule: &str, max_ast_depth: usize) -> Result<Compiled, Constr
         .spawn(move || compile_here(&text, max_ast_depth));
     match spawned {
         Ok(handle) => handle.join().unwrap_or_else(|_| {
-            Err(compile_error(rule, 1, 1, "the CEL compiler panicked".to_string()))
+            Err(compile_error(
+                rule,
+                1,
+                1,
+                "the CEL compiler panicked".to_string(),
+            ))
         }),
         Err(e) => Err(compile_error(
             rule,
@@ -216,12 +221,13 @@ fn compile_here(rule: &str, max_ast_depth: usize) -> Result<Compiled, Constraint
         return Err(too_deep(rule, "expressions", max_ast_depth));
     }
     if let Some((id, name)) = &analysis.undeclared {
-        let (line, column) = program
+        let offset = program
             .source_info()
             .offset_for(*id)
-            .map(|(l, c)| (l as usize, c as usize))
-            .unwrap_or((1, 1));
-        let message = format!("undeclared reference to '{name}' (the only variable is 'properties')");
+            .map_or(0, |(start, _)| start);
+        let (line, column) = line_column(rule, offset as usize);
+        let message =
+            format!("undeclared reference to '{name}' (the only variable is 'properties')");
         return Err(compile_error(rule, line, column, message));
     }
     Ok(Compiled { program, analysis })
@@ -233,11 +239,25 @@ fn first_parse_error(rule: &str, errors: &cel::ParseErrors) -> ConstraintError {
     let Some(first) = errors.errors.iter().min_by_key(|e| e.pos) else {
         return compile_error(rule, 1, 1, "syntax error".to_string());
     };
-    if first.msg.starts_with("Recursion limit") {
+    if first.msg.contains("Recursion limit") {
         return too_deep(rule, "expressions", CEL_PARSER_DEPTH);
     }
     let line = usize::try_from(first.pos.0).unwrap_or(1).max(1);
     let column = usize::try_from(first.pos.1).unwrap_or(1).max(1);
     let message: String = first.msg.chars().take(300).collect();
     compile_error(rule, line, column, message)
+}
+
+/// 1-based line and column of the character at `offset` (in characters) of `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let (mut line, mut column) = (1, 1);
+    for c in text.chars().take(offset) {
+        if c == '\n' {
+            line += 1;
+            column = 1;
+        } else {
+            column += 1;
+        }
+    }
+    (line, column)
 }

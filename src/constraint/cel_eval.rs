@@ -25,9 +25,7 @@ use crate::version::Version;
 const MAX_ERROR_CHARS: usize = 300;
 
 /// A context for evaluating rules against one bundle's (or the cluster's) properties.
-pub(crate) fn context<'a>(
-    properties: &'a [(String, Value)],
-) -> Result<Context<'a, 'a>, String> {
+pub(crate) fn context<'a>(properties: &'a [(String, Value)]) -> Result<Context<'a, 'a>, String> {
     let mut items: Vec<Box<dyn Val + 'a>> = Vec::with_capacity(properties.len());
     for (kind, value) in properties {
         let mut map: std::collections::HashMap<CelMapKey<'a>, Box<dyn Val + 'a>> =

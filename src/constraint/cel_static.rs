@@ -259,8 +259,14 @@ mod tests {
         let three = analysis(
             "properties.exists(p, properties.exists(q, properties.exists(r, p.type == r.type)))",
         );
-        assert!(one.cost >= LOOP_FACTOR && one.cost < LOOP_FACTOR * LOOP_FACTOR, "{one:?}");
-        assert!(two.cost >= LOOP_FACTOR.pow(2) && two.cost < LOOP_FACTOR.pow(3), "{two:?}");
+        assert!(
+            one.cost >= LOOP_FACTOR && one.cost < LOOP_FACTOR * LOOP_FACTOR,
+            "{one:?}"
+        );
+        assert!(
+            two.cost >= LOOP_FACTOR.pow(2) && two.cost < LOOP_FACTOR.pow(3),
+            "{two:?}"
+        );
         assert!(three.cost >= LOOP_FACTOR.pow(3), "{three:?}");
         assert_eq!(one.undeclared, None);
         assert_eq!(three.undeclared, None);
@@ -271,7 +277,10 @@ mod tests {
         let a = analysis("properties.exists(p, p.type == q)");
         assert_eq!(a.undeclared.map(|(_, n)| n), Some("q".to_string()));
         assert_eq!(analysis("type(1) == int").undeclared, None);
-        assert_eq!(analysis("[1, 2].map(x, x * 2).size() == 2").undeclared, None);
+        assert_eq!(
+            analysis("[1, 2].map(x, x * 2).size() == 2").undeclared,
+            None
+        );
     }
 
     #[test]

@@ -34,7 +34,9 @@ use super::admin::action;
 use super::error::{index_path, join_path};
 use super::json::MAX_VALUE_DEPTH;
 use super::matching::Subject;
-use super::parse::{Parser, gvk, object, only_keys, optional_string, required_list, required_string};
+use super::parse::{
+    Parser, gvk, object, only_keys, optional_string, required_list, required_string,
+};
 use super::{AdminConstraint, CelCache, Constraint, ConstraintError, Limits, Predicate, Verdict};
 use crate::catalog::Gvk;
 
@@ -160,10 +162,15 @@ impl Parser<'_> {
             Some(other) => return Err(not_a_list(other)),
         };
         let mut cluster = Cluster::default();
-        for (i, (kind, value)) in typed_entries(list, "data.properties")?.into_iter().enumerate() {
+        for (i, (kind, value)) in typed_entries(list, "data.properties")?
+            .into_iter()
+            .enumerate()
+        {
             if kind == super::parse::OLM_CONSTRAINT {
                 let path = join_path(&index_path("data.properties", i), "value");
-                cluster.constraints.push(self.runtime_constraint(&value, &path)?);
+                cluster
+                    .constraints
+                    .push(self.runtime_constraint(&value, &path)?);
             } else {
                 cluster.properties.push((kind, value));
             }
@@ -187,10 +194,20 @@ impl Parser<'_> {
         only_keys(
             map,
             path,
-            &["evaluator", "source", "rule", "action", "failureMessage", "message"],
+            &[
+                "evaluator",
+                "source",
+                "rule",
+                "action",
+                "failureMessage",
+                "message",
+            ],
         )?;
         let evaluator_path = join_path(path, "evaluator");
-        let evaluator = object(map.get("evaluator").unwrap_or(&Value::Null), &evaluator_path)?;
+        let evaluator = object(
+            map.get("evaluator").unwrap_or(&Value::Null),
+            &evaluator_path,
+        )?;
         only_keys(evaluator, &evaluator_path, &["id"])?;
         let id = required_string(evaluator, "id", &evaluator_path)?;
         if id != "cel" {
@@ -199,7 +216,11 @@ impl Parser<'_> {
                 id: id.to_string(),
             });
         }
-        let source_key = if map.contains_key("rule") { "rule" } else { "source" };
+        let source_key = if map.contains_key("rule") {
+            "rule"
+        } else {
+            "source"
+        };
         let source = required_string(map, source_key, path)?;
         let rule = self
             .cache

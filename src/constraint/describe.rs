@@ -94,14 +94,18 @@ fn flat_parts<'c>(children: &'c [Constraint], out: &mut Vec<&'c Predicate>) -> b
 fn describe_all(children: &[Constraint]) -> String {
     let mut parts = Vec::new();
     if flat_parts(children, &mut parts) {
-        let package = parts.iter().position(|p| matches!(p, Predicate::Package { .. }));
+        let package = parts
+            .iter()
+            .position(|p| matches!(p, Predicate::Package { .. }));
         let head = package.and_then(|i| parts.get(i).and_then(|p| package_phrase(p)));
         let verbs: Option<Vec<String>> = parts
             .iter()
             .enumerate()
             .filter(|(i, _)| Some(*i) != package)
             .map(|(_, p)| match p {
-                Predicate::Not(inner) => inner.first().and_then(|c| negated_verb_phrase(&c.predicate)),
+                Predicate::Not(inner) => inner
+                    .first()
+                    .and_then(|c| negated_verb_phrase(&c.predicate)),
                 _ => verb_phrase(p),
             })
             .collect();
@@ -125,7 +129,10 @@ fn describe_not(children: &[Constraint]) -> String {
     match children {
         [only] => match &only.predicate {
             Predicate::Package { .. } => {
-                format!("a bundle not {}", package_phrase(&only.predicate).unwrap_or_default())
+                format!(
+                    "a bundle not {}",
+                    package_phrase(&only.predicate).unwrap_or_default()
+                )
             }
             Predicate::Cel(rule) => {
                 format!("a bundle not matching CEL rule {}", short_rule(rule.rule()))

@@ -171,9 +171,14 @@ pub enum ConstraintError {
         /// The type given.
         kind: String,
     },
-    /// Invalid JSON (or a JSON document nested deeper than the decoder allows).
-    #[error("invalid JSON: {0}")]
-    Json(String),
+    /// Invalid JSON.
+    #[error("{}invalid JSON: {message}", prefix(.path))]
+    Json {
+        /// JSON path of the text that does not decode (empty for the whole input).
+        path: String,
+        /// The decoder's message, with line and column.
+        message: String,
+    },
 }
 
 impl ConstraintError {
@@ -183,13 +188,8 @@ impl ConstraintError {
         if prefix.is_empty() {
             return self;
         }
-        match self.path_mut() {
-            Some(path) => *path = join_path(prefix, path),
-            None => {
-                if let ConstraintError::Json(message) = &mut self {
-                    *message = format!("{prefix}: {message}");
-                }
-            }
+        if let Some(path) = self.path_mut() {
+            *path = join_path(prefix, path);
         }
         self
     }
@@ -211,8 +211,9 @@ impl ConstraintError {
             | ConstraintError::CelTooDeep { path, .. }
             | ConstraintError::BadAction { path, .. }
             | ConstraintError::BadEvaluator { path, .. }
-            | ConstraintError::UnknownType { path, .. } => Some(path),
-            ConstraintError::TooLarge { .. } | ConstraintError::Json(_) => None,
+            | ConstraintError::UnknownType { path, .. }
+            | ConstraintError::Json { path, .. } => Some(path),
+            ConstraintError::TooLarge { .. } => None,
         }
     }
 
@@ -232,8 +233,9 @@ impl ConstraintError {
             | ConstraintError::CelTooDeep { path, .. }
             | ConstraintError::BadAction { path, .. }
             | ConstraintError::BadEvaluator { path, .. }
-            | ConstraintError::UnknownType { path, .. } => Some(path),
-            ConstraintError::TooLarge { .. } | ConstraintError::Json(_) => None,
+            | ConstraintError::UnknownType { path, .. }
+            | ConstraintError::Json { path, .. } => Some(path),
+            ConstraintError::TooLarge { .. } => None,
         }
     }
 }
@@ -258,6 +260,14 @@ pub(crate) fn index_path(path: &str, i: usize) -> String {
 
 fn at(path: &str) -> &str {
     if path.is_empty() { "(top level)" } else { path }
+}
+
+fn prefix(path: &str) -> String {
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!("{path}: ")
+    }
 }
 
 fn hint_text(hint: &Option<String>) -> String {
@@ -304,12 +314,19 @@ mod tests {
             e.prefixed("constraints[2]").to_string(),
             "missing field constraints[2].all.constraints[0].package.packageName"
         );
-        let root = ConstraintError::NoPredicate { path: String::new() };
-        assert!(root.to_string().starts_with("(top level): no constraint given"));
+        let root = ConstraintError::NoPredicate {
+            path: String::new(),
+        };
+        assert!(
+            root.to_string()
+                .starts_with("(top level): no constraint given")
+        );
         assert_eq!(
-            ConstraintError::NoPredicate { path: String::new() }
-                .prefixed("x")
-                .path(),
+            ConstraintError::NoPredicate {
+                path: String::new()
+            }
+            .prefixed("x")
+            .path(),
             Some("x")
         );
     }

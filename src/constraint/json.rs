@@ -32,7 +32,10 @@ pub(crate) fn parse_bounded(raw: &str, limits: &Limits) -> Result<Value, Constra
         if e.to_string().contains("recursion limit exceeded") {
             too_deep_levels(String::new(), limits)
         } else {
-            ConstraintError::Json(e.to_string())
+            ConstraintError::Json {
+                path: String::new(),
+                message: e.to_string(),
+            }
         }
     })
 }

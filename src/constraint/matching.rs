@@ -39,7 +39,11 @@ impl<'a> CandidateView<'a> {
         CandidateView {
             package: set.package_name(bundle.package),
             version: &bundle.version,
-            provides: bundle.provides.iter().filter_map(|id| set.gvk(*id)).collect(),
+            provides: bundle
+                .provides
+                .iter()
+                .filter_map(|id| set.gvk(*id))
+                .collect(),
             properties,
         }
     }

@@ -187,3 +187,10 @@ impl fmt::Display for Constraint {
         f.write_str(&self.describe())
     }
 }
+
+#[cfg(test)]
+mod tests_admin;
+#[cfg(test)]
+mod tests_cel;
+#[cfg(test)]
+mod tests_parse;

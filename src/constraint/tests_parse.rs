@@ -61,8 +61,20 @@ fn gvk_predicate() {
     let c = parse_ok(r#"{"gvk": {"group": "foos.example.com", "version": "v1", "kind": "Foo"}}"#);
     assert_eq!(c.predicate, Predicate::Gvk(foo_v1()));
     assert!(check(&c, "x", "1.0.0", &[foo_v1()], &[]).matched);
-    assert!(!check(&c, "x", "1.0.0", &[gvk("foos.example.com", "v2", "Foo")], &[]).matched);
-    assert_eq!(c.describe(), "a bundle that provides Foo (foos.example.com/v1)");
+    assert!(
+        !check(
+            &c,
+            "x",
+            "1.0.0",
+            &[gvk("foos.example.com", "v2", "Foo")],
+            &[]
+        )
+        .matched
+    );
+    assert_eq!(
+        c.describe(),
+        "a bundle that provides Foo (foos.example.com/v1)"
+    );
 }
 
 #[test]
@@ -71,7 +83,10 @@ fn cel_predicate_and_failure_message() {
         r#"{"failureMessage": "require to have \"certified\"",
             "cel": {"rule": "properties.exists(p, p.type == \"certified\")"}}"#,
     );
-    assert_eq!(c.failure_message.as_deref(), Some("require to have \"certified\""));
+    assert_eq!(
+        c.failure_message.as_deref(),
+        Some("require to have \"certified\"")
+    );
     assert_eq!(c.message(), "require to have \"certified\"");
     let certified = vec![("certified".to_string(), Value::Null)];
     assert!(check(&c, "x", "1.0.0", &[], &certified).matched);
@@ -111,11 +126,14 @@ fn any_and_nesting() {
     );
     let v1 = gvk("blues.example.com", "v1", "Blue");
     let beta = gvk("blues.example.com", "v1beta1", "Blue");
-    assert!(check(&c, "blue", "1.1.0", &[v1.clone()], &[]).matched);
-    assert!(check(&c, "blue", "0.5.0", &[beta.clone()], &[]).matched);
+    assert!(check(&c, "blue", "1.1.0", std::slice::from_ref(&v1), &[]).matched);
+    assert!(check(&c, "blue", "0.5.0", std::slice::from_ref(&beta), &[]).matched);
     assert!(!check(&c, "blue", "0.5.0", &[v1], &[]).matched);
     assert!(!check(&c, "blue", "1.5.0", &[beta], &[]).matched);
-    assert!(c.describe().starts_with("one of: (a bundle of package blue >=1.0.0 that provides"));
+    assert!(
+        c.describe()
+            .starts_with("one of: (a bundle of package blue >=1.0.0 that provides")
+    );
 }
 
 #[test]
@@ -128,7 +146,7 @@ fn not_inside_all_and_any() {
     );
     let green = gvk("greens.example.com", "v1alpha1", "Green");
     assert!(check(&c, "blue", "1.0.0", &[], &[]).matched);
-    assert!(!check(&c, "blue", "1.0.0", &[green.clone()], &[]).matched);
+    assert!(!check(&c, "blue", "1.0.0", std::slice::from_ref(&green), &[]).matched);
     assert_eq!(
         c.describe(),
         "a bundle of package blue >=1.0.0 that does not provide Green (greens.example.com/v1alpha1)"
@@ -142,13 +160,18 @@ fn not_inside_all_and_any() {
     );
     assert!(check(&any, "red", "1.0.0", &[], &[]).matched);
     assert!(check(&any, "yellow", "1.0.0", &[], &[]).matched);
-    assert!(!check(&any, "blue", "1.0.0", &[], &[]).matched, "not = none of them");
+    assert!(
+        !check(&any, "blue", "1.0.0", &[], &[]).matched,
+        "not = none of them"
+    );
     assert!(!check(&any, "green", "1.0.0", &[], &[]).matched);
 }
 
 #[test]
 fn deprecated_none_is_not() {
-    let c = parse_ok(r#"{"none": {"constraints": [{"package": {"packageName": "a", "versionRange": ">=0.0.0"}}]}}"#);
+    let c = parse_ok(
+        r#"{"none": {"constraints": [{"package": {"packageName": "a", "versionRange": ">=0.0.0"}}]}}"#,
+    );
     assert!(matches!(c.predicate, Predicate::Not(_)));
     assert_eq!(c.describe(), "a bundle not of package a >=0.0.0");
 }
@@ -161,33 +184,52 @@ fn unknown_key_names_key_and_path() {
             {"gvk": {"group": "g", "version": "v1", "kind": "K"}, "foo": 1}]}}"#,
     )
     .unwrap_err();
-    assert_eq!(err.to_string(), r#"unknown field "foo" at all.constraints[1].foo"#);
+    assert_eq!(
+        err.to_string(),
+        r#"unknown field "foo" at all.constraints[1].foo"#
+    );
     let err = parse(r#"{"package": {"name": "blue", "versionRange": ">=1.0.0"}}"#).unwrap_err();
     assert_eq!(
         err.to_string(),
         r#"unknown field "name" at package.name (did you mean "packageName"?)"#
     );
-    let err = parse(r#"{"gvk": {"group": "g", "version": "v1", "kind": "K", "x": 1}}"#).unwrap_err();
+    let err =
+        parse(r#"{"gvk": {"group": "g", "version": "v1", "kind": "K", "x": 1}}"#).unwrap_err();
     assert_eq!(err.path(), Some("gvk.x"));
 }
 
 #[test]
 fn shape_errors() {
     let cases = [
-        (r#"{"failureMessage": "x"}"#, "(top level): no constraint given"),
+        (
+            r#"{"failureMessage": "x"}"#,
+            "(top level): no constraint given",
+        ),
         (
             r#"{"gvk": {"version": "v1", "kind": "K"}, "cel": {"rule": "true"}}"#,
             "several constraints in one (cel, gvk)",
         ),
-        (r#"{"package": {"packageName": "a"}}"#, "missing field package.versionRange"),
+        (
+            r#"{"package": {"packageName": "a"}}"#,
+            "missing field package.versionRange",
+        ),
         (
             r#"{"package": {"packageName": "a", "versionRange": ">>1"}}"#,
             "package.versionRange: invalid versionRange \">>1\"",
         ),
-        (r#"{"gvk": {"version": 1, "kind": "K"}}"#, "gvk.version: expected a string, found a number"),
-        (r#"{"all": {"constraints": []}}"#, "all.constraints: empty list of constraints"),
+        (
+            r#"{"gvk": {"version": 1, "kind": "K"}}"#,
+            "gvk.version: expected a string, found a number",
+        ),
+        (
+            r#"{"all": {"constraints": []}}"#,
+            "all.constraints: empty list of constraints",
+        ),
         (r#"{"any": {}}"#, "missing field any.constraints"),
-        (r#"{"not": {"constraints": {}}}"#, "not.constraints: expected a list, found an object"),
+        (
+            r#"{"not": {"constraints": {}}}"#,
+            "not.constraints: expected a list, found an object",
+        ),
         (r#"[1]"#, "(top level): expected an object, found a list"),
         (r#"{"gvk": "#, "invalid JSON"),
     ];
@@ -216,7 +258,10 @@ fn nested_all(depth: usize) -> String {
 fn depth_limit() {
     assert!(parse(&nested_all(32)).is_ok());
     let err = parse(&nested_all(33)).unwrap_err();
-    assert!(matches!(err, ConstraintError::TooDeep { limit: 32, .. }), "{err}");
+    assert!(
+        matches!(err, ConstraintError::TooDeep { limit: 32, .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("all.constraints[0]"), "{err}");
     let value: Value = serde_json::from_str(&nested_all(33)).expect("json");
     let err = Constraint::from_value(&value, &Limits::default(), &mut CelCache::new()).unwrap_err();
@@ -228,7 +273,10 @@ fn size_limit() {
     let rule = format!("'{}' == ''", "a".repeat(65 * 1024));
     let raw = json!({"cel": {"rule": rule}}).to_string();
     let err = parse(&raw).unwrap_err();
-    assert!(matches!(err, ConstraintError::TooLarge { limit: 65536, .. }), "{err}");
+    assert!(
+        matches!(err, ConstraintError::TooLarge { limit: 65536, .. }),
+        "{err}"
+    );
 }
 
 #[test]
@@ -240,17 +288,29 @@ fn hostile_nesting_gives_clean_errors() {
     let n = 100_000;
     let arrays = format!("{}{}", "[".repeat(n), "]".repeat(n));
     let objects = format!("{}1{}", r#"{"a":"#.repeat(n), "}".repeat(n));
-    let alls = format!("{}{}", r#"{"all":{"constraints":["#.repeat(n), "]}}".repeat(n));
+    let alls = format!(
+        "{}{}",
+        r#"{"all":{"constraints":["#.repeat(n),
+        "]}}".repeat(n)
+    );
     for raw in [&arrays, &objects, &alls] {
         let err = Constraint::parse(raw, &limits, &mut CelCache::new()).unwrap_err();
         assert!(matches!(err, ConstraintError::TooDeep { .. }), "{err}");
     }
     // Default limits: too large first.
-    assert!(matches!(parse(&arrays), Err(ConstraintError::TooLarge { .. })));
+    assert!(matches!(
+        parse(&arrays),
+        Err(ConstraintError::TooLarge { .. })
+    ));
     // A decoded value built 100k levels deep (leaked: serde_json drops it recursively).
     let mut v = json!({"package": {"packageName": "a", "versionRange": "*"}});
     for _ in 0..n {
-        v = json!({"all": {"constraints": [v]}});
+        // Built by hand: `json!` would serialize (recursively copy) the interpolated value.
+        let mut list = serde_json::Map::new();
+        list.insert("constraints".into(), Value::Array(vec![v]));
+        let mut all = serde_json::Map::new();
+        all.insert("all".into(), Value::Object(list));
+        v = Value::Object(all);
     }
     let v: &'static Value = Box::leak(Box::new(v));
     let err = Constraint::from_value(v, &Limits::default(), &mut CelCache::new()).unwrap_err();
@@ -276,16 +336,35 @@ fn alias_form() {
     let limits = Limits::default();
     let c = Constraint::parse_typed("olm.any.required", raw, &limits, &mut CelCache::new())
         .expect("alias form");
-    assert_eq!(c.failure_message.as_deref(), Some("Required for Baz because..."));
+    assert_eq!(
+        c.failure_message.as_deref(),
+        Some("Required for Baz because...")
+    );
     let bar = gvk("bars.example.com", "v1alpha1", "Bar");
     assert!(check(&c, "foo", "1.0.0", &[foo_v1()], &[]).matched);
     assert!(!check(&c, "foo", "1.0.0", &[foo_v1(), bar], &[]).matched);
-    assert!(check(&c, "foo", "0.1.0", &[gvk("foos.example.com", "v1beta1", "Foo")], &[]).matched);
-    let Predicate::Any(children) = &c.predicate else { panic!("any") };
+    assert!(
+        check(
+            &c,
+            "foo",
+            "0.1.0",
+            &[gvk("foos.example.com", "v1beta1", "Foo")],
+            &[]
+        )
+        .matched
+    );
+    let Predicate::Any(children) = &c.predicate else {
+        panic!("any")
+    };
     assert!(matches!(&children[0].predicate, Predicate::All(parts) if parts.len() == 3));
 
-    let label = Constraint::parse_typed("olm.label.required", r#"{"label": "beta"}"#, &limits, &mut CelCache::new())
-        .expect("label");
+    let label = Constraint::parse_typed(
+        "olm.label.required",
+        r#"{"label": "beta"}"#,
+        &limits,
+        &mut CelCache::new(),
+    )
+    .expect("label");
     let props = vec![("olm.label".to_string(), json!({"label": "beta"}))];
     assert!(check(&label, "x", "1.0.0", &[], &props).matched);
     assert!(!check(&label, "x", "1.0.0", &[], &[]).matched);
@@ -304,7 +383,10 @@ fn alias_errors_name_paths() {
         &mut cache,
     )
     .unwrap_err();
-    assert_eq!(err.to_string(), r#"unknown field "extra" at constraints[0].value.extra"#);
+    assert_eq!(
+        err.to_string(),
+        r#"unknown field "extra" at constraints[0].value.extra"#
+    );
     let err = Constraint::parse_typed(
         "olm.all.required",
         r#"{"constraints": [{"type": "olm.color", "value": "red"}]}"#,
@@ -312,7 +394,10 @@ fn alias_errors_name_paths() {
         &mut cache,
     )
     .unwrap_err();
-    assert!(matches!(&err, ConstraintError::UnknownType { path, kind } if path == "constraints[0].value" && kind == "olm.color"), "{err}");
+    assert!(
+        matches!(&err, ConstraintError::UnknownType { path, kind } if path == "constraints[0].value" && kind == "olm.color"),
+        "{err}"
+    );
     let nested_olm_constraint = Constraint::parse_typed(
         "olm.any.required",
         r#"{"constraints": [{"type": "olm.constraint", "value": {"cel": {"rule": "true"}}}]}"#,

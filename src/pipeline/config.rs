@@ -1,6 +1,6 @@
 //! Pipeline configuration: nodes from the library of node types, wired by their `inputs`;
-//! validation (a DAG, every node reachable from a producer, every consumer fed, every
-//! edge carrying data its receiver accepts) and the pipeline id, a hash of the normalised
+//! validation (a DAG; every processor and consumer fed, which in a DAG makes every node
+//! reachable from a producer; every edge carrying data its receiver accepts) and the pipeline id, a hash of the normalised
 //! configuration.
 
 use std::collections::BTreeMap;
@@ -83,9 +83,6 @@ pub enum ConfigError {
     /// A cycle through this node.
     #[error("node {0:?}: the edges form a cycle through this node; a pipeline must be a DAG")]
     Cycle(String),
-    /// A node no producer reaches.
-    #[error("node {0:?}: no producer reaches this node")]
-    Unreachable(String),
     /// A processor or consumer without inputs.
     #[error("node {0:?}: this {1} has no inputs")]
     Unfed(String, &'static str),
@@ -209,7 +206,6 @@ impl PipelineConfig {
         }
         wire(&cfg, &mut nodes)?;
         let order = run_order(&nodes)?;
-        check_reachable(&nodes, &order)?;
         check_kinds(&mut nodes, &order)?;
         if !nodes.iter().any(|n| n.node_type == NodeType::Output) {
             return Err(ConfigError::NoOutput);
@@ -292,18 +288,6 @@ fn run_order(nodes: &[Node]) -> Result<Vec<usize>, ConfigError> {
     Ok(order)
 }
 
-fn check_reachable(nodes: &[Node], order: &[usize]) -> Result<(), ConfigError> {
-    let mut reached = vec![false; nodes.len()];
-    for &i in order {
-        let n = &nodes[i];
-        reached[i] = n.node_type.role() == Role::Producer || n.inputs.iter().any(|j| reached[*j]);
-        if !reached[i] {
-            return Err(ConfigError::Unreachable(n.name.clone()));
-        }
-    }
-    Ok(())
-}
-
 fn check_kinds(nodes: &mut [Node], order: &[usize]) -> Result<(), ConfigError> {
     for &i in order {
         let mut got = Vec::new();
@@ -327,6 +311,12 @@ fn check_kinds(nodes: &mut [Node], order: &[usize]) -> Result<(), ConfigError> {
                     kind: *kind,
                 });
             }
+        }
+        if nodes[i].node_type == NodeType::Mutate && got.iter().any(|k| Some(k) != got.first()) {
+            return Err(ConfigError::Params {
+                node: nodes[i].name.clone(),
+                message: "a mutate node takes inputs of one kind (catalog or catalog-set)".into(),
+            });
         }
         nodes[i].emits = nodes[i].node_type.emits(&got);
     }
