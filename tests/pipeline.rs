@@ -62,17 +62,35 @@ fn selected(config: PipelineConfig, s: &Sources) -> Vec<String> {
 fn configured_nodes_change_answers_as_documented() {
     let vault = sources(&["catalog"], &["vault"]);
     let default = PipelineConfig::default_config();
-    assert_eq!(selected(default.clone(), &vault), ["etcd.v0.9.2", "vault.v1.1.0"]);
-    assert_eq!(selected(config("filter"), &vault), ["etcd.v0.9.0", "vault.v1.1.0"]);
-    assert_eq!(selected(config("mutate-property"), &vault), ["etcd.v0.9.0", "vault.v1.1.0"]);
-    assert_eq!(selected(config("static-variables"), &vault), ["etcd.v0.9.0", "vault.v1.0.0"]);
-    assert_eq!(selected(config("static-prohibit"), &vault), ["unsatisfiable"]);
+    assert_eq!(
+        selected(default.clone(), &vault),
+        ["etcd.v0.9.2", "vault.v1.1.0"]
+    );
+    assert_eq!(
+        selected(config("filter"), &vault),
+        ["etcd.v0.9.0", "vault.v1.1.0"]
+    );
+    assert_eq!(
+        selected(config("mutate-property"), &vault),
+        ["etcd.v0.9.0", "vault.v1.1.0"]
+    );
+    assert_eq!(
+        selected(config("static-variables"), &vault),
+        ["etcd.v0.9.0", "vault.v1.0.0"]
+    );
+    assert_eq!(
+        selected(config("static-prohibit"), &vault),
+        ["unsatisfiable"]
+    );
     let etcd = sources(&["catalog", "other"], &["etcd"]);
     assert_eq!(selected(default, &etcd), ["etcd.v0.9.2"]);
     assert_eq!(selected(config("mutate-priority"), &etcd), ["etcd.v0.9.1"]);
     // A static variable requiring a bundle brings it in with its dependencies.
     let only_etcd = sources(&["catalog"], &["etcd"]);
-    assert_eq!(selected(config("static-variables"), &only_etcd), ["etcd.v0.9.0", "vault.v1.0.0"]);
+    assert_eq!(
+        selected(config("static-variables"), &only_etcd),
+        ["etcd.v0.9.0", "vault.v1.0.0"]
+    );
 }
 
 fn node(name: &str, t: &str, inputs: &str, extra: &str) -> String {
@@ -82,7 +100,9 @@ fn node(name: &str, t: &str, inputs: &str, extra: &str) -> String {
 /// The default pipeline as YAML lines, with `edit` applied to the text.
 fn default_yaml() -> String {
     let mut s = String::from("nodes:\n");
-    s.push_str("  - {name: catalogs, type: catalogs}\n  - {name: requirements, type: requirements}\n");
+    s.push_str(
+        "  - {name: catalogs, type: catalogs}\n  - {name: requirements, type: requirements}\n",
+    );
     s.push_str(&node("load", "load-catalogs", "catalogs", ""));
     s.push_str(&node("derive", "datalog", "load, requirements", ""));
     s.push_str(&node("global", "global-constraints", "derive", ""));
@@ -96,21 +116,74 @@ fn each_validation_error_names_the_node() {
     let ok = default_yaml();
     assert!(Pipeline::new(PipelineConfig::parse(&ok).expect("yaml")).is_ok());
     let cases: Vec<(String, &str)> = vec![
-        (ok.replace("name: global,", "name: derive,"), "node \"derive\": two nodes have this name"),
-        (ok.replace("type: solver", "type: sat"), "node \"solver\": unknown type \"sat\""),
-        (ok.replace("inputs: [solver]", "inputs: [solvr]"), "node \"output\": input \"solvr\" names no node"),
-        (ok.replace("type: catalogs}", "type: catalogs, inputs: [load]}"), "node \"catalogs\": a producer takes no inputs"),
-        (ok.replace("inputs: [derive, global]", "inputs: [derive, global, output]"), "node \"solver\": input \"output\" is a consumer"),
-        (ok.replace("inputs: [catalogs]", "inputs: [catalogs, global]"), "the edges form a cycle"),
-        (ok.replace("inputs: [solver]", "inputs: []"), "node \"output\": this consumer has no inputs"),
-        (ok.replace("inputs: [derive]", "inputs: []"), "node \"global\": this processor has no inputs"),
-        (ok.replace("inputs: [solver]", "inputs: [derive]"), "node \"output\": cannot take the output of \"derive\" (variables)"),
-        (ok.replace("inputs: [derive, global]", "inputs: [global]"), "node \"solver\": needs an input of kind variables"),
-        (ok.replace("  - {name: output, type: output, inputs: [solver]}\n", ""), "no `output` node"),
-        (ok.replace("type: load-catalogs,", "type: load-catalogs, select: {package: x},"), "node \"load\": unknown setting `select`"),
-        (format!("{ok}  - {{name: f, type: filter, inputs: [load]}}\n"), "node \"f\": missing setting `select`"),
-        (format!("{ok}  - {{name: f, type: filter, inputs: [load], select: {{}}}}\n"), "node \"f\": select: give at least one"),
-        (format!("{ok}  - {{name: m, type: mutate, inputs: [catalogs, load], mutations: [{{setPriority: {{catalog: a, priority: 1}}}}]}}\n"), "node \"m\": a mutate node takes inputs of one kind"),
+        (
+            ok.replace("name: global,", "name: derive,"),
+            "node \"derive\": two nodes have this name",
+        ),
+        (
+            ok.replace("type: solver", "type: sat"),
+            "node \"solver\": unknown type \"sat\"",
+        ),
+        (
+            ok.replace("inputs: [solver]", "inputs: [solvr]"),
+            "node \"output\": input \"solvr\" names no node",
+        ),
+        (
+            ok.replace("type: catalogs}", "type: catalogs, inputs: [load]}"),
+            "node \"catalogs\": a producer takes no inputs",
+        ),
+        (
+            ok.replace(
+                "inputs: [derive, global]",
+                "inputs: [derive, global, output]",
+            ),
+            "node \"solver\": input \"output\" is a consumer",
+        ),
+        (
+            ok.replace("inputs: [catalogs]", "inputs: [catalogs, global]"),
+            "the edges form a cycle",
+        ),
+        (
+            ok.replace("inputs: [solver]", "inputs: []"),
+            "node \"output\": this consumer has no inputs",
+        ),
+        (
+            ok.replace("inputs: [derive]", "inputs: []"),
+            "node \"global\": this processor has no inputs",
+        ),
+        (
+            ok.replace("inputs: [solver]", "inputs: [derive]"),
+            "node \"output\": cannot take the output of \"derive\" (variables)",
+        ),
+        (
+            ok.replace("inputs: [derive, global]", "inputs: [global]"),
+            "node \"solver\": needs an input of kind variables",
+        ),
+        (
+            ok.replace("  - {name: output, type: output, inputs: [solver]}\n", ""),
+            "no `output` node",
+        ),
+        (
+            ok.replace(
+                "type: load-catalogs,",
+                "type: load-catalogs, select: {package: x},",
+            ),
+            "node \"load\": unknown setting `select`",
+        ),
+        (
+            format!("{ok}  - {{name: f, type: filter, inputs: [load]}}\n"),
+            "node \"f\": missing setting `select`",
+        ),
+        (
+            format!("{ok}  - {{name: f, type: filter, inputs: [load], select: {{}}}}\n"),
+            "node \"f\": select: give at least one",
+        ),
+        (
+            format!(
+                "{ok}  - {{name: m, type: mutate, inputs: [catalogs, load], mutations: [{{setPriority: {{catalog: a, priority: 1}}}}]}}\n"
+            ),
+            "node \"m\": a mutate node takes inputs of one kind",
+        ),
         ("nodes: 3".to_string(), "pipeline configuration:"),
     ];
     for (yaml, want) in cases {
@@ -129,7 +202,12 @@ fn pipeline_ids_follow_the_normalised_config() {
     let reordered = default_yaml().replace("inputs: [derive, global]", "inputs: [global, derive]");
     let b = PipelineConfig::parse(&reordered).expect("yaml");
     assert_eq!(a.id(), b.id(), "input order is normalised away");
-    let c = PipelineConfig::parse(&default_yaml().replace("name: global", "name: global2").replace("[derive, global]", "[derive, global2]")).expect("yaml");
+    let c = PipelineConfig::parse(
+        &default_yaml()
+            .replace("name: global", "name: global2")
+            .replace("[derive, global]", "[derive, global2]"),
+    )
+    .expect("yaml");
     assert_ne!(a.id(), c.id());
     assert_ne!(a.id(), PipelineConfig::default_config().id());
     assert!(a.id().starts_with("p-") && a.id().len() == 18);
@@ -149,7 +227,11 @@ fn events_carry_headers_and_a_failure_aborts_with_the_node_named() {
     assert_ne!(ok.execution, bad.execution);
     let failure = bad.result.err().expect("fails");
     assert_eq!(failure.node, "catalogs");
-    assert!(failure.error.to_string().contains("does not exist"), "{}", failure.error);
+    assert!(
+        failure.error.to_string().contains("does not exist"),
+        "{}",
+        failure.error
+    );
     let state = |n: &str| bad.states.iter().find(|(x, _)| x == n).map(|(_, s)| *s);
     assert_eq!(state("catalogs"), Some(NodeState::Failed));
     assert_eq!(state("load"), Some(NodeState::Aborted));
@@ -162,19 +244,29 @@ fn events_carry_headers_and_a_failure_aborts_with_the_node_named() {
     let names: Vec<&str> = p.nodes().iter().map(|n| n.name.as_str()).collect();
     for e in events.iter() {
         assert_eq!(e.header.pipeline, p.id());
-        assert_eq!(e.header.metadata.get("ticket").map(String::as_str), Some("T-1"));
+        assert_eq!(
+            e.header.metadata.get("ticket").map(String::as_str),
+            Some("T-1")
+        );
         assert!(names.contains(&e.header.sender.as_str()));
         assert!(e.header.receiver == "*" || names.contains(&e.header.receiver.as_str()));
         assert!(e.header.time.ends_with('Z'));
     }
-    let errors: Vec<_> = events.iter().filter(|e| matches!(e.body, Body::Error(_))).collect();
+    let errors: Vec<_> = events
+        .iter()
+        .filter(|e| matches!(e.body, Body::Error(_)))
+        .collect();
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].header.execution, bad.execution);
     assert_eq!(errors[0].header.sender, "catalogs");
 }
 
 fn deppy(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(BIN).args(args).current_dir(MANIFEST).output().expect("runs");
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(MANIFEST)
+        .output()
+        .expect("runs");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -197,7 +289,17 @@ fn replay_needs_no_catalog_files_and_refuses_other_pipelines() {
     copy_dir(&data("catalog"), &cat);
     let trace = tmp.path().join("t.jsonl");
     let (t, c) = (trace.to_str().expect("utf8"), cat.to_str().expect("utf8"));
-    let (code, original, _) = deppy(&["resolve", "--catalog", c, "--require", "vault", "-o", "json", "--trace", t]);
+    let (code, original, _) = deppy(&[
+        "resolve",
+        "--catalog",
+        c,
+        "--require",
+        "vault",
+        "-o",
+        "json",
+        "--trace",
+        t,
+    ]);
     assert_eq!(code, 0);
     std::fs::remove_dir_all(&cat).expect("catalog removed");
     let (code, replayed, err) = deppy(&["replay", t, "-o", "json"]);
@@ -214,7 +316,13 @@ fn replay_needs_no_catalog_files_and_refuses_other_pipelines() {
 
 #[test]
 fn cli_names_the_failed_node() {
-    let (code, _, err) = deppy(&["resolve", "--catalog", "tests/pipeline/nope", "--require", "vault"]);
+    let (code, _, err) = deppy(&[
+        "resolve",
+        "--catalog",
+        "tests/pipeline/nope",
+        "--require",
+        "vault",
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("pipeline node \"catalogs\" failed"), "{err}");
     assert!(err.contains("output aborted"), "{err}");
@@ -250,7 +358,14 @@ fn watch_reacts_to_catalog_edits_and_keeps_the_last_good_answer() {
     )
     .expect("request");
     let mut child = Command::new(BIN)
-        .args(["watch", request.to_str().expect("utf8"), "--interval", "50", "--max-runs", "3"])
+        .args([
+            "watch",
+            request.to_str().expect("utf8"),
+            "--interval",
+            "50",
+            "--max-runs",
+            "3",
+        ])
         .current_dir(tmp.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -281,21 +396,36 @@ fn watch_reacts_to_catalog_edits_and_keeps_the_last_good_answer() {
         }
     };
     let first = wait_for("  vault");
-    assert!(first.iter().any(|l| l.contains("etcd.v0.9.2") && l.contains("keep")), "{first:?}");
+    assert!(
+        first
+            .iter()
+            .any(|l| l.contains("etcd.v0.9.2") && l.contains("keep")),
+        "{first:?}"
+    );
     // Publish etcd 0.9.4 (and a newer vault, which the pinned requirement must ignore).
     let etcd = cat.join("etcd.yaml");
     let text = std::fs::read_to_string(&etcd).expect("read");
     let edited = text.replace("  - {name: etcd.v0.9.2, replaces: etcd.v0.9.0}\n---", "  - {name: etcd.v0.9.2, replaces: etcd.v0.9.0}\n  - {name: etcd.v0.9.4, replaces: etcd.v0.9.2}\n---");
-    let bundle = ETCD_094.split("---\nschema: olm.bundle").nth(1).expect("bundle doc");
+    let bundle = ETCD_094
+        .split("---\nschema: olm.bundle")
+        .nth(1)
+        .expect("bundle doc");
     std::fs::write(&etcd, format!("{edited}---\nschema: olm.bundle{bundle}")).expect("edit");
     let second = wait_for("[run 2]");
     let line = second.last().expect("a line");
-    assert_eq!(line, "[run 2] etcd: upgrade available 0.9.2 → 0.9.4 via replaces (was 0.9.2)");
+    assert_eq!(
+        line,
+        "[run 2] etcd: upgrade available 0.9.2 → 0.9.4 via replaces (was 0.9.2)"
+    );
     // A broken edit: the error is printed and the last good answer kept.
     std::fs::write(&etcd, "schema: olm.bundle\nname: [unclosed\n").expect("break");
     let third = wait_for("[run 3]");
     let line = third.last().expect("a line");
-    assert!(line.contains("error: pipeline node \"load\" failed") && line.contains("keeping the last good answer"), "{line}");
+    assert!(
+        line.contains("error: pipeline node \"load\" failed")
+            && line.contains("keeping the last good answer"),
+        "{line}"
+    );
     let status = child.wait().expect("watch exits after --max-runs");
     assert!(status.success());
 }

@@ -26,10 +26,10 @@ use std::path::{Path, PathBuf};
 use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
 use deppy::explain::Detail;
 use deppy::generic::GenericFile;
-use deppy::report::Report;
-use deppy::request::Request;
 use deppy::pipeline::trace::{Trace, TraceWriter};
 use deppy::pipeline::{Pipeline, PipelineConfig, Sources};
+use deppy::report::Report;
+use deppy::request::Request;
 use deppy::resolve::{Outcome, Resolver};
 
 const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
@@ -171,7 +171,11 @@ fn resolve_direct(request: &Request) -> Option<String> {
     let set = CatalogSet::load(&sources, &LoadOptions::default()).ok()?;
     let resolver = Resolver::new(set.clone());
     let (u, outcome) = resolver.resolve(request).ok()?;
-    let mut warnings: Vec<String> = set.warnings.iter().map(|w| relative(&w.to_string())).collect();
+    let mut warnings: Vec<String> = set
+        .warnings
+        .iter()
+        .map(|w| relative(&w.to_string()))
+        .collect();
     warnings.extend(resolver.channel_warnings());
     let report = Report::new(&u, request, &outcome, Detail::Summary, warnings);
     Some(serde_json::to_string_pretty(&report).expect("a report serializes"))
@@ -330,7 +334,9 @@ fn run_scenario(dir: &Path, name: &str) -> (String, Option<String>) {
             replayed.snapshot()
         ))
     } else if first.exit != 2 && direct.as_ref().is_some_and(|d| *d != first.json) {
-        Some(format!("{name}: the pipeline differs from the library's stages"))
+        Some(format!(
+            "{name}: the pipeline differs from the library's stages"
+        ))
     } else if first.exit != back.exit
         || first.warnings != back.warnings
         || (first.exit == 2 && first.json.lines().count() != back.json.lines().count())

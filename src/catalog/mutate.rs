@@ -37,7 +37,12 @@ impl CatalogSet {
     /// `olm.label`, `olm.deprecated`, `olm.package.required`, `olm.gvk.required`,
     /// `olm.label.required` and `olm.constraint` change what resolution sees; any other
     /// type is kept as an opaque property (visible to CEL).
-    pub fn add_property(&mut self, bundle: BundleId, kind: &str, value: &Value) -> Result<(), String> {
+    pub fn add_property(
+        &mut self,
+        bundle: BundleId,
+        kind: &str,
+        value: &Value,
+    ) -> Result<(), String> {
         let new_gvk = match kind {
             "olm.gvk" | "olm.gvk.required" => Some(self.gvks.intern(&gvk(value, kind)?)),
             _ => None,
@@ -60,7 +65,9 @@ impl CatalogSet {
                     range,
                 });
             }
-            ("olm.package", _) => return Err("olm.package cannot be added: a bundle has one package".into()),
+            ("olm.package", _) => {
+                return Err("olm.package cannot be added: a bundle has one package".into());
+            }
             ("olm.constraint", _) => b.constraints.push(raw(value)?),
             _ => b.properties.push(OpaqueProperty {
                 kind: kind.to_string(),
@@ -102,14 +109,22 @@ mod tests {
         s.add_property(b, "olm.gvk", &g).expect("gvk");
         let id = s.gvk_id(&gvk(&g, "t").expect("gvk")).expect("interned");
         assert_eq!(s.providers(id), &[b]);
-        s.add_property(b, "olm.deprecated", &Value::Null).expect("deprecated");
+        s.add_property(b, "olm.deprecated", &Value::Null)
+            .expect("deprecated");
         assert!(s.bundles[0].deprecated);
         let r = serde_json::json!({"packageName": "p", "versionRange": ">=1.0.0"});
         s.add_property(b, "olm.package.required", &r).expect("req");
-        assert_eq!(s.bundles[0].requires_packages.last().map(|p| p.package.as_str()), Some("p"));
+        assert_eq!(
+            s.bundles[0]
+                .requires_packages
+                .last()
+                .map(|p| p.package.as_str()),
+            Some("p")
+        );
         let bad = serde_json::json!({"packageName": "p", "versionRange": ">=x"});
         assert!(s.add_property(b, "olm.package.required", &bad).is_err());
-        s.add_property(b, "example.com/tier", &serde_json::json!("gold")).expect("opaque");
+        s.add_property(b, "example.com/tier", &serde_json::json!("gold"))
+            .expect("opaque");
         assert!(s.set_priority("odf", 7));
         assert!(!s.set_priority("nope", 7));
     }

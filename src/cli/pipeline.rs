@@ -91,7 +91,12 @@ pub fn pipeline(cmd: PipelineCommand) -> anyhow::Result<u8> {
         }
         PipelineCommand::Validate { file } => {
             let p = pipeline_from(Some(&file))?;
-            println!("{}: valid, pipeline {} ({} nodes)", file.display(), p.id(), p.nodes().len());
+            println!(
+                "{}: valid, pipeline {} ({} nodes)",
+                file.display(),
+                p.id(),
+                p.nodes().len()
+            );
         }
     }
     Ok(EXIT_OK)
@@ -138,11 +143,17 @@ pub fn watch(args: WatchArgs) -> anyhow::Result<u8> {
     let mut last = match first.result {
         Ok(r) => {
             let report = Report::of(&r, args.out.explain);
-            print!("{}", super::catalog::render(&report, args.out.output, || report.to_text())?);
+            print!(
+                "{}",
+                super::catalog::render(&report, args.out.output, || report.to_text())?
+            );
             Some(r)
         }
         Err(f) => {
-            println!("[run 1] error: pipeline node {:?} failed: {}", f.node, f.error);
+            println!(
+                "[run 1] error: pipeline node {:?} failed: {}",
+                f.node, f.error
+            );
             None
         }
     };
@@ -184,4 +195,3 @@ pub fn watch(args: WatchArgs) -> anyhow::Result<u8> {
     }
     Ok(EXIT_OK)
 }
-

@@ -109,7 +109,10 @@ pub fn pipeline_from(path: Option<&std::path::Path>) -> anyhow::Result<Pipeline>
         }
         None => PipelineConfig::default_config(),
     };
-    let what = path.map_or_else(|| "default pipeline".to_string(), |p| p.display().to_string());
+    let what = path.map_or_else(
+        || "default pipeline".to_string(),
+        |p| p.display().to_string(),
+    );
     Pipeline::new(config).with_context(|| what)
 }
 

@@ -19,6 +19,11 @@
 //! tree depth and its estimated cost ([`Limits`]) are all bounded. CEL rules are compiled on a
 //! dedicated thread with a stack sized for the rule, and evaluated under `catch_unwind`.
 //!
+//! Testing ([`Constraint::test`], [`Cluster::satisfies`]) returns a [`Verdict`]: whether the
+//! subject matches, and the evaluation errors met. As in OLM, a CEL rule that fails to evaluate
+//! is false for that bundle, and compounds combine the booleans (so `not` over a failing rule
+//! matches); deppy keeps the error text for the explanation.
+//!
 //! Decisions that differ from OLM: an empty `constraints` list is an error (OLM treats
 //! `all{}` as true and `any{}` as false); a CEL rule is not type-checked, so a rule that does not
 //! yield a bool is an evaluation error rather than a compile error; an identifier other than

@@ -232,8 +232,17 @@ fn hostile_rules_are_rejected() {
         ),
         "{err}"
     );
-    let members = format!("{{'a': 1}}{}", ".a".repeat(8000));
-    assert!(cel(&members).is_err());
+    // The densest chains the length limit allows (two or three bytes per operator).
+    for dense in [
+        format!("1{}", "+1".repeat(8000)),
+        format!("properties{}", ".a".repeat(8000)),
+        format!("properties{}", "[0]".repeat(5000)),
+        format!("{}1 == 1", "-".repeat(16000)),
+        format!("{}true", "!".repeat(16000)),
+    ] {
+        assert!(dense.len() <= 16384);
+        let _ = cel(&dense); // Must return (an error or not), never overflow.
+    }
     // Chained ternaries hit the parser's own recursion limit.
     let ternaries = format!("{}true", "true ? true : ".repeat(200));
     let err = cel(&ternaries).unwrap_err();

@@ -244,7 +244,11 @@ fn wire(cfg: &PipelineConfig, nodes: &mut [Node]) -> Result<(), ConfigError> {
             return Err(ConfigError::ProducerWithInputs(n.name.clone()));
         }
         if role != Role::Producer && n.inputs.is_empty() {
-            let what = if role == Role::Consumer { "consumer" } else { "processor" };
+            let what = if role == Role::Consumer {
+                "consumer"
+            } else {
+                "processor"
+            };
             return Err(ConfigError::Unfed(n.name.clone(), what));
         }
         for input in &n.inputs {
@@ -299,7 +303,11 @@ fn check_kinds(nodes: &mut [Node], order: &[usize]) -> Result<(), ConfigError> {
                     node: nodes[i].name.clone(),
                     input: nodes[j].name.clone(),
                     kind,
-                    accepts: accepts.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(", "),
+                    accepts: accepts
+                        .iter()
+                        .map(|k| k.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
                 });
             }
             got.push(kind);

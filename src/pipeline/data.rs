@@ -138,11 +138,15 @@ impl Data {
         let err = |e: serde_json::Error| format!("{kind}: {e}");
         Ok(match kind {
             "catalog" => Data::Catalog(Arc::new(serde_json::from_value(v.clone()).map_err(err)?)),
-            "requirements" => {
-                Data::Requirements(Arc::new(serde_json::from_value(field("require")).map_err(err)?))
+            "requirements" => Data::Requirements(Arc::new(
+                serde_json::from_value(field("require")).map_err(err)?,
+            )),
+            "installed" => {
+                Data::Installed(Arc::new(serde_json::from_value(v.clone()).map_err(err)?))
             }
-            "installed" => Data::Installed(Arc::new(serde_json::from_value(v.clone()).map_err(err)?)),
-            "cluster" => Data::Cluster(Arc::new(serde_json::from_value(strip_type(v)).map_err(err)?)),
+            "cluster" => Data::Cluster(Arc::new(
+                serde_json::from_value(strip_type(v)).map_err(err)?,
+            )),
             "static-variables" => Data::StaticVariables(Arc::new(
                 serde_json::from_value(field("variables")).map_err(err)?,
             )),

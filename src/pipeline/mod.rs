@@ -201,7 +201,11 @@ impl Pipeline {
         self.execute(&Sources::default(), Some(recorded))
     }
 
-    fn execute(&mut self, sources: &Sources, recorded: Option<&BTreeMap<String, Vec<Data>>>) -> Run {
+    fn execute(
+        &mut self,
+        sources: &Sources,
+        recorded: Option<&BTreeMap<String, Vec<Data>>>,
+    ) -> Run {
         let mut exec = Execution::new(self);
         let n = self.nodes.len();
         let mut inbox: Vec<Vec<(String, Data)>> = vec![Vec::new(); n];
@@ -215,7 +219,14 @@ impl Pipeline {
                 std::mem::take(&mut inbox[i]).into_iter().unzip();
             let outputs = match (recorded, node.node_type.role()) {
                 (Some(rec), Role::Producer) => Ok(rec.get(&node.name).cloned().unwrap_or_default()),
-                _ => nodes::run(node, &mut self.caches[i], &inputs, &creators, sources, &self.options),
+                _ => nodes::run(
+                    node,
+                    &mut self.caches[i],
+                    &inputs,
+                    &creators,
+                    sources,
+                    &self.options,
+                ),
             };
             match outputs {
                 Ok(outputs) => {
@@ -229,7 +240,14 @@ impl Pipeline {
                     for (k, data) in outputs.into_iter().enumerate() {
                         for &r in &node.outputs {
                             let receiver = self.nodes.get(r).map_or("", |x| x.name.as_str());
-                            let e = exec.event(&node.name, receiver, Body::Data { output: k, data: data.clone() });
+                            let e = exec.event(
+                                &node.name,
+                                receiver,
+                                Body::Data {
+                                    output: k,
+                                    data: data.clone(),
+                                },
+                            );
                             publish(&mut self.subscribers, &e);
                             inbox[r].push((node.name.clone(), data.clone()));
                         }
@@ -242,12 +260,20 @@ impl Pipeline {
                     }
                     let e = exec.event(&node.name, "*", Body::Error(error.to_string()));
                     publish(&mut self.subscribers, &e);
-                    failure = Some(Failure { node: node.name.clone(), error });
+                    failure = Some(Failure {
+                        node: node.name.clone(),
+                        error,
+                    });
                     break;
                 }
             }
         }
-        let states = self.nodes.iter().map(|n| n.name.clone()).zip(states).collect();
+        let states = self
+            .nodes
+            .iter()
+            .map(|n| n.name.clone())
+            .zip(states)
+            .collect();
         let result = match (failure, collected) {
             (Some(f), _) => Err(f),
             (None, Some(o)) => Ok(Resolution {
@@ -259,9 +285,12 @@ impl Pipeline {
                 error: NodeError::Input("no outcome reached an output node".into()),
             }),
         };
-        Run { execution: exec.id, states, result }
+        Run {
+            execution: exec.id,
+            states,
+            result,
+        }
     }
-
 }
 
 fn publish(subscribers: &mut [Subscriber], e: &Event) {

@@ -55,7 +55,9 @@ pub(crate) fn run(
             installed: sources.request.installed.clone(),
             keep_installed: sources.request.keep_installed,
         }))]),
-        NodeType::Cluster => Ok(vec![Data::Cluster(Arc::new(sources.request.cluster.clone()))]),
+        NodeType::Cluster => Ok(vec![Data::Cluster(Arc::new(
+            sources.request.cluster.clone(),
+        ))]),
         NodeType::StaticVariables => match &node.params {
             Params::StaticVariables(v) => Ok(vec![Data::StaticVariables(Arc::new(v.clone()))]),
             _ => Ok(Vec::new()),
@@ -155,10 +157,15 @@ fn apply(set: &mut CatalogSet, m: &Mutation) -> Result<(), NodeError> {
     match m {
         Mutation::SetPriority { catalog, priority } => {
             if !set.set_priority(catalog, *priority) {
-                return Err(NodeError::Input(format!("setPriority: no catalog named {catalog:?}")));
+                return Err(NodeError::Input(format!(
+                    "setPriority: no catalog named {catalog:?}"
+                )));
             }
         }
-        Mutation::AddProperty { select: sel, property } => {
+        Mutation::AddProperty {
+            select: sel,
+            property,
+        } => {
             let chosen = select(set, sel);
             if chosen.is_empty() {
                 return Err(NodeError::Input(format!(
@@ -184,7 +191,9 @@ fn catalog_set(inputs: &[Data]) -> Result<&Arc<CatalogSet>, NodeError> {
         .next()
         .ok_or_else(|| NodeError::Input("no catalog set arrived".into()))?;
     if sets.next().is_some() {
-        return Err(NodeError::Input("takes one catalog set, got several".into()));
+        return Err(NodeError::Input(
+            "takes one catalog set, got several".into(),
+        ));
     }
     Ok(first)
 }
@@ -288,7 +297,10 @@ fn datalog(
     let model = prepared
         .derive(Arc::new(request), &adjust)
         .map_err(|e| NodeError::Resolve(Box::new(e)))?;
-    Ok(vec![Data::Variables(Arc::new(VariablesData { model, warnings }))])
+    Ok(vec![Data::Variables(Arc::new(VariablesData {
+        model,
+        warnings,
+    }))])
 }
 
 /// Static variables with the node that produced them (recorded in the data itself).
@@ -316,7 +328,9 @@ fn solve(inputs: &[Data], options: &SolveOptions) -> Result<Vec<Data>, NodeError
         .next()
         .ok_or_else(|| NodeError::Input("no variables arrived".into()))?;
     if vars.next().is_some() {
-        return Err(NodeError::Input("takes one set of variables, got several".into()));
+        return Err(NodeError::Input(
+            "takes one set of variables, got several".into(),
+        ));
     }
     let global: Vec<_> = inputs
         .iter()

@@ -150,7 +150,9 @@ fn take<T: for<'de> Deserialize<'de>>(
 
 fn only(params: &BTreeMap<String, serde_json::Value>, allowed: &[&str]) -> Result<(), String> {
     match params.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(k) if allowed.is_empty() => Err(format!("unknown setting `{k}`: this type takes none")),
+        Some(k) if allowed.is_empty() => {
+            Err(format!("unknown setting `{k}`: this type takes none"))
+        }
         Some(k) => Err(format!(
             "unknown setting `{k}` (this type takes: {})",
             allowed.join(", ")
@@ -161,7 +163,10 @@ fn only(params: &BTreeMap<String, serde_json::Value>, allowed: &[&str]) -> Resul
 
 impl Params {
     /// Parses the settings of a node of type `t`.
-    pub fn parse(t: NodeType, params: &BTreeMap<String, serde_json::Value>) -> Result<Params, String> {
+    pub fn parse(
+        t: NodeType,
+        params: &BTreeMap<String, serde_json::Value>,
+    ) -> Result<Params, String> {
         match t {
             NodeType::Catalog => {
                 only(params, &["catalog"])?;
@@ -171,7 +176,9 @@ impl Params {
                 only(params, &["variables"])?;
                 let vars: Vec<StaticVariable> = take(params, "variables")?;
                 if let Some(i) = vars.iter().position(|v| v.select.is_empty()) {
-                    return Err(format!("variables[{i}]: select at least a bundle or package"));
+                    return Err(format!(
+                        "variables[{i}]: select at least a bundle or package"
+                    ));
                 }
                 Ok(Params::StaticVariables(vars))
             }

@@ -26,7 +26,10 @@ pub fn select(set: &CatalogSet, sel: &Selector) -> Vec<BundleId> {
                     .catalog
                     .as_ref()
                     .is_none_or(|c| set.catalog(b.catalog).is_some_and(|i| &i.name == c))
-                && sel.version_range.as_ref().is_none_or(|r| r.matches(&b.version))
+                && sel
+                    .version_range
+                    .as_ref()
+                    .is_none_or(|r| r.matches(&b.version))
                 && in_channel.as_ref().is_none_or(|s| s.contains(&b.id))
         })
         .map(|b| b.id)

@@ -37,7 +37,9 @@ pub enum TraceError {
         message: String,
     },
     /// The trace is from another pipeline configuration.
-    #[error("trace was recorded by pipeline {recorded}, this pipeline is {current}; replay it with the configuration it was recorded with (it is stored in the trace: drop --pipeline)")]
+    #[error(
+        "trace was recorded by pipeline {recorded}, this pipeline is {current}; replay it with the configuration it was recorded with (it is stored in the trace: drop --pipeline)"
+    )]
     OtherPipeline {
         /// Id in the trace.
         recorded: String,
@@ -45,7 +47,9 @@ pub enum TraceError {
         current: String,
     },
     /// The trace is from another deppy version.
-    #[error("trace was recorded by deppy {recorded}, this is deppy {current}; answers may differ, so it is not replayed")]
+    #[error(
+        "trace was recorded by deppy {recorded}, this is deppy {current}; answers may differ, so it is not replayed"
+    )]
     OtherVersion {
         /// Version in the trace.
         recorded: String,
@@ -127,7 +131,10 @@ impl TraceWriter {
                 },
                 Value::Null,
             ),
-            Err(f) => ("failed", json!({"node": f.node, "error": f.error.to_string()})),
+            Err(f) => (
+                "failed",
+                json!({"node": f.node, "error": f.error.to_string()}),
+            ),
         };
         let result = json!({"result": {"execution": run.execution, "status": status, "nodes": states, "failed": failed}});
         writeln!(w, "{result}").map_err(io)?;
@@ -138,7 +145,10 @@ impl TraceWriter {
 }
 
 fn tmp_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
     name.push(".tmp");
     path.with_file_name(name)
 }
@@ -179,8 +189,9 @@ impl Trace {
                 .map(str::to_string)
                 .ok_or_else(|| bad(1, format!("header has no `{k}`")))
         };
-        let config: PipelineConfig = serde_json::from_value(h.get("config").cloned().unwrap_or(Value::Null))
-            .map_err(|e| bad(1, format!("config: {e}")))?;
+        let config: PipelineConfig =
+            serde_json::from_value(h.get("config").cloned().unwrap_or(Value::Null))
+                .map_err(|e| bad(1, format!("config: {e}")))?;
         let producers: Vec<String> = config
             .nodes
             .iter()
@@ -199,9 +210,11 @@ impl Trace {
             }
             let output = v.get("output").and_then(Value::as_u64).unwrap_or(0);
             let entry = sources.entry(sender.to_string()).or_default();
-            if !entry.contains_key(&output) {
-                let data = v.get("data").ok_or_else(|| bad(i + 1, "data event without data".into()))?;
-                entry.insert(output, Data::from_json(data).map_err(|e| bad(i + 1, e))?);
+            if let std::collections::btree_map::Entry::Vacant(slot) = entry.entry(output) {
+                let data = v
+                    .get("data")
+                    .ok_or_else(|| bad(i + 1, "data event without data".into()))?;
+                slot.insert(Data::from_json(data).map_err(|e| bad(i + 1, e))?);
             }
         }
         Ok(Trace {

@@ -13,7 +13,7 @@ fn via_name(v: Via) -> &'static str {
     }
 }
 
-fn installed_version<'r>(request: &'r Request, package: &str) -> Option<String> {
+fn installed_version(request: &Request, package: &str) -> Option<String> {
     request
         .installed
         .iter()
@@ -26,7 +26,8 @@ fn describe(s: &Selected, request: &Request) -> String {
         (Action::Upgrade, Some(via)) => format!(
             "{}: upgrade available {} → {} via {}",
             s.package,
-            installed_version(request, &s.package).unwrap_or_else(|| s.from.clone().unwrap_or_default()),
+            installed_version(request, &s.package)
+                .unwrap_or_else(|| s.from.clone().unwrap_or_default()),
             s.version,
             via_name(via)
         ),
@@ -70,7 +71,10 @@ fn answer_changes(a: &Answer, b: &Answer, request: &Request) -> Vec<String> {
     }
     for o in &a.selected {
         if !b.selected.iter().any(|s| s.package == o.package) {
-            out.push(format!("{}: no longer selected (was {})", o.package, o.version));
+            out.push(format!(
+                "{}: no longer selected (was {})",
+                o.package, o.version
+            ));
         }
     }
     out

@@ -28,7 +28,7 @@ pub fn reported_channel<'a>(d: &'a Derived, b: BundleId, only: Option<&str>) -> 
     (dist != u32::MAX).then_some(ch)
 }
 
-fn catalog_key<'u>(u: &'u Universe, c: CatalogId) -> (Reverse<i32>, &'u str) {
+fn catalog_key(u: &Universe, c: CatalogId) -> (Reverse<i32>, &str) {
     (Reverse(u.catalog_priority(c)), u.catalog_name(c))
 }
 
