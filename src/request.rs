@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::constraint::{AdminEntry, CelCache, Cluster as ClusterNode, ConstraintError, Limits};
 use crate::range::VersionRange;
 
 /// A resolution request.
@@ -29,12 +30,14 @@ pub struct Request {
     /// Every installed package stays installed (OLM v0 behaviour).
     #[serde(default)]
     pub keep_installed: bool,
-    /// Admin constraints (not supported yet: must be empty).
+    /// Admin constraints: `{action: require|conflict, failureMessage?, <predicate>}` or
+    /// `{prohibit: {package|bundle|channel|catalog}}` (see [`crate::constraint::AdminEntry`]).
     #[serde(default)]
     pub constraints: Vec<serde_json::Value>,
-    /// Cluster runtime properties and constraints (not supported yet: must be empty).
-    #[serde(default)]
-    pub cluster: Cluster,
+    /// The cluster node: `{properties, constraints}` or the `olm-runtime-constraints`
+    /// ConfigMap (see [`crate::constraint::Cluster`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<serde_json::Value>,
 }
 
 /// A catalog named in a request.
@@ -87,18 +90,6 @@ pub struct InstalledBundle {
     /// Its properties (used when no catalog has the bundle any more).
     #[serde(default)]
     pub properties: Vec<serde_json::Value>,
-}
-
-/// The cluster as a virtual node.
-#[derive(Clone, Debug, Default, Deserialize, serde::Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Cluster {
-    /// Properties the cluster provides.
-    #[serde(default)]
-    pub properties: Vec<serde_json::Value>,
-    /// Constraints on every candidate.
-    #[serde(default)]
-    pub constraints: Vec<serde_json::Value>,
 }
 
 /// A request file could not be used.
@@ -175,20 +166,29 @@ impl Request {
         Ok(req)
     }
 
+    /// Checks the admin and cluster constraints parse (errors name the field).
     fn check_supported(&self) -> Result<(), String> {
-        let unsupported = [
-            ("constraints", !self.constraints.is_empty()),
-            ("cluster.properties", !self.cluster.properties.is_empty()),
-            ("cluster.constraints", !self.cluster.constraints.is_empty()),
-        ];
-        for (field, set) in unsupported {
-            if set {
-                return Err(format!(
-                    "{field}: admin and cluster constraints are not supported by this version of deppy yet"
-                ));
-            }
-        }
+        self.admin_constraints().map_err(|e| e.to_string())?;
+        self.cluster_node().map_err(|e| e.to_string())?;
         Ok(())
+    }
+
+    /// The request's admin constraints, parsed.
+    pub fn admin_constraints(&self) -> Result<Vec<AdminEntry>, ConstraintError> {
+        let mut cache = CelCache::new();
+        AdminEntry::list_from_values(&self.constraints, &Limits::default(), &mut cache)
+            .map_err(|e| e.prefixed("constraints"))
+    }
+
+    /// The request's cluster node, parsed (None when the request names none).
+    pub fn cluster_node(&self) -> Result<Option<ClusterNode>, ConstraintError> {
+        let Some(v) = self.cluster.as_ref().filter(|v| !v.is_null()) else {
+            return Ok(None);
+        };
+        let mut cache = CelCache::new();
+        ClusterNode::from_value(v, &Limits::default(), &mut cache)
+            .map(Some)
+            .map_err(|e| e.prefixed("cluster"))
     }
 }
 

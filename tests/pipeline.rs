@@ -410,7 +410,13 @@ fn watch_reacts_to_catalog_edits_and_keeps_the_last_good_answer() {
         .split("---\nschema: olm.bundle")
         .nth(1)
         .expect("bundle doc");
-    std::fs::write(&etcd, format!("{edited}---\nschema: olm.bundle{bundle}")).expect("edit");
+    let save = |text: &str| {
+        // As editors do: write aside, then rename over (a watcher never sees half a file).
+        let aside = tmp.path().join("aside.yaml");
+        std::fs::write(&aside, text).expect("write");
+        std::fs::rename(&aside, &etcd).expect("rename");
+    };
+    save(&format!("{edited}---\nschema: olm.bundle{bundle}"));
     let second = wait_for("[run 2]");
     let line = second.last().expect("a line");
     assert_eq!(
@@ -418,7 +424,7 @@ fn watch_reacts_to_catalog_edits_and_keeps_the_last_good_answer() {
         "[run 2] etcd: upgrade available 0.9.2 → 0.9.4 via replaces (was 0.9.2)"
     );
     // A broken edit: the error is printed and the last good answer kept.
-    std::fs::write(&etcd, "schema: olm.bundle\nname: [unclosed\n").expect("break");
+    save("schema: olm.bundle\nname: [unclosed\n");
     let third = wait_for("[run 3]");
     let line = third.last().expect("a line");
     assert!(

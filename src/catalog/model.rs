@@ -147,6 +147,9 @@ pub struct Bundle {
     pub requires_labels: Vec<String>,
     /// `olm.constraint` values, kept raw until they are compiled.
     pub constraints: Vec<Box<RawValue>>,
+    /// Requirements stated as constraints (`olm.constraint` and the `olm.all.required` /
+    /// `olm.any.required` / `olm.none.required` alias forms), parsed, in property order.
+    pub requires_constraints: Vec<crate::constraint::Constraint>,
     /// Carries an `olm.deprecated` property: never selected.
     pub deprecated: bool,
     /// Every other property, opaque (heavy ones only when loading was asked to keep them).

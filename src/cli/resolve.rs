@@ -28,6 +28,10 @@ pub struct RequestArgs {
     /// Required package: PKG[/CHANNEL][@RANGE] (repeatable; adds to the request's).
     #[arg(long = "require", value_name = "SPEC")]
     pub require: Vec<String>,
+    /// Cluster node file (YAML or JSON): `{properties, constraints}` or the
+    /// `olm-runtime-constraints` ConfigMap; replaces the request's `cluster`.
+    #[arg(long, value_name = "FILE")]
+    pub cluster: Option<PathBuf>,
     /// Pipeline configuration (YAML); default: the built-in resolver pipeline.
     #[arg(long, value_name = "FILE")]
     pub pipeline: Option<PathBuf>,
@@ -75,6 +79,16 @@ impl RequestArgs {
         };
         for spec in &self.require {
             request.require.push(Requirement::from_spec(spec)?);
+        }
+        if let Some(path) = &self.cluster {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{}: cannot read", path.display()))?;
+            let value: serde_json::Value = serde_saphyr::from_str(&text)
+                .with_context(|| format!("{}: not YAML or JSON", path.display()))?;
+            request.cluster = Some(value);
+            request
+                .cluster_node()
+                .with_context(|| path.display().to_string())?;
         }
         let mut catalogs: Vec<CatalogSource> = Vec::new();
         for c in &request.catalogs {

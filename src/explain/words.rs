@@ -133,6 +133,12 @@ impl Words<'_> {
                 None => "an unknown API".to_string(),
             },
             Dependency::Label(l) => format!("a bundle with label {l}"),
+            Dependency::Constraint {
+                text,
+                failure_message: Some(m),
+                ..
+            } => format!("\"{m}\" ({text})"),
+            Dependency::Constraint { text, .. } => text.clone(),
         }
     }
 
@@ -319,9 +325,15 @@ impl Words<'_> {
             self.bundle(bundle),
             self.dependency(dependency)
         );
+        let matching = matches!(dependency, Dependency::Constraint { .. });
         if !candidates.is_empty() {
             let n = candidates.len();
-            let verb = if n == 1 { "provides" } else { "provide" };
+            let verb = match (matching, n == 1) {
+                (true, true) => "matches",
+                (true, false) => "match",
+                (false, true) => "provides",
+                (false, false) => "provide",
+            };
             s.push_str(&format!("; {} {verb} it", list(candidates, "or")));
             return s;
         }
@@ -331,8 +343,10 @@ impl Words<'_> {
                     let n = names.len();
                     format!("; {} {} outside that range", list(&names, "and"), be(n))
                 }
+                None if matching => ", and no bundle in the catalogs matches it".to_string(),
                 None => ", and no bundle in the catalogs provides it".to_string(),
             });
+            s.push_str(&evaluation_errors(dependency));
             return s;
         }
         let ex: Vec<String> = excluded.iter().map(|(b, _)| self.bundle(*b)).collect();
@@ -362,12 +376,18 @@ impl Words<'_> {
             })
             .collect();
         let only = if ex.len() == 1 { "only " } else { "" };
-        let verb = if ex.len() == 1 { "provides" } else { "provide" };
+        let verb = match (matching, ex.len() == 1) {
+            (true, true) => "matches",
+            (true, false) => "match",
+            (false, true) => "provides",
+            (false, false) => "provide",
+        };
         s.push_str(&format!(
             "; {only}{} {verb} it, and {}",
             list(&ex, "and"),
             list(&whys, "and")
         ));
+        s.push_str(&evaluation_errors(dependency));
         s
     }
 
@@ -394,4 +414,22 @@ fn be(n: usize) -> &'static str {
 
 fn it(n: usize) -> &'static str {
     if n == 1 { "it" } else { "they" }
+}
+
+/// `; its CEL rule could not be evaluated for X (error)` for a constraint dependency whose
+/// rule failed on some bundles (first error only, with a count).
+fn evaluation_errors(d: &Dependency) -> String {
+    let Dependency::Constraint { errors, .. } = d else {
+        return String::new();
+    };
+    match errors.as_slice() {
+        [] => String::new(),
+        [one] => {
+            format!("; its rule could not be evaluated for {one}, so it counts as false there")
+        }
+        [first, rest @ ..] => format!(
+            "; its rule could not be evaluated for {first} and {} more bundles, so it counts as false there",
+            rest.len()
+        ),
+    }
 }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::kind::DataKind;
 use super::params::StaticVariable;
 use crate::catalog::{CatalogSet, SourceFile};
-use crate::request::{Cluster, InstalledBundle, Requirement};
+use crate::request::{InstalledBundle, Requirement};
 use crate::resolve::{Adjustments, Model, Outcome, reason::Reason};
 use crate::solver::Entry;
 
@@ -64,8 +64,10 @@ pub enum Data {
     Requirements(Arc<Vec<Requirement>>),
     /// See [`DataKind::Installed`].
     Installed(Arc<InstalledData>),
-    /// See [`DataKind::Cluster`].
-    Cluster(Arc<Cluster>),
+    /// See [`DataKind::Cluster`]: the request's `cluster` value (null when none).
+    Cluster(Arc<Value>),
+    /// See [`DataKind::Constraints`]: the request's `constraints` list.
+    Constraints(Arc<Vec<Value>>),
     /// See [`DataKind::StaticVariables`].
     StaticVariables(Arc<Vec<StaticVariable>>),
     /// See [`DataKind::Adjustments`].
@@ -87,6 +89,7 @@ impl Data {
             Data::Requirements(_) => DataKind::Requirements,
             Data::Installed(_) => DataKind::Installed,
             Data::Cluster(_) => DataKind::Cluster,
+            Data::Constraints(_) => DataKind::Constraints,
             Data::StaticVariables(_) => DataKind::StaticVariables,
             Data::Adjustments(_) => DataKind::Adjustments,
             Data::Variables(_) => DataKind::Variables,
@@ -101,11 +104,13 @@ impl Data {
             Data::Catalog(c) => serde_json::to_value(&**c).unwrap_or(Value::Null),
             Data::Requirements(r) => json!({ "require": &**r }),
             Data::Installed(i) => serde_json::to_value(&**i).unwrap_or(Value::Null),
-            Data::Cluster(c) => serde_json::to_value(&**c).unwrap_or(Value::Null),
+            Data::Cluster(c) => json!({ "cluster": &**c }),
+            Data::Constraints(c) => json!({ "constraints": &**c }),
             Data::StaticVariables(v) => json!({ "variables": &**v }),
             Data::CatalogSet(s) => catalog_set_summary(s),
             Data::Adjustments(a) => json!({
                 "rules": a.rules,
+                "warnings": a.warnings,
                 "removed": a.removed.len(),
                 "required": a.required.len(),
                 "preferred": a.preferred.len(),
@@ -144,8 +149,9 @@ impl Data {
             "installed" => {
                 Data::Installed(Arc::new(serde_json::from_value(v.clone()).map_err(err)?))
             }
-            "cluster" => Data::Cluster(Arc::new(
-                serde_json::from_value(strip_type(v)).map_err(err)?,
+            "cluster" => Data::Cluster(Arc::new(field("cluster"))),
+            "constraints" => Data::Constraints(Arc::new(
+                serde_json::from_value(field("constraints")).map_err(err)?,
             )),
             "static-variables" => Data::StaticVariables(Arc::new(
                 serde_json::from_value(field("variables")).map_err(err)?,
@@ -153,14 +159,6 @@ impl Data {
             other => return Err(format!("data of type {other:?} is not source data")),
         })
     }
-}
-
-fn strip_type(v: &Value) -> Value {
-    let mut v = v.clone();
-    if let Value::Object(m) = &mut v {
-        m.remove("type");
-    }
-    v
 }
 
 fn catalog_set_summary(s: &CatalogSet) -> Value {

@@ -13,8 +13,10 @@ pub enum DataKind {
     Requirements,
     /// The request's installed bundles and `keepInstalled`.
     Installed,
-    /// The request's cluster properties and constraints.
+    /// The request's cluster node (properties and runtime constraints).
     Cluster,
+    /// The request's admin constraints.
+    Constraints,
     /// Variables injected by a `static-variables` node.
     StaticVariables,
     /// Candidates removed, required or preferred by a processor (filter, constraints).
@@ -36,6 +38,7 @@ impl DataKind {
             DataKind::Requirements => "requirements",
             DataKind::Installed => "installed",
             DataKind::Cluster => "cluster",
+            DataKind::Constraints => "constraints",
             DataKind::StaticVariables => "static-variables",
             DataKind::Adjustments => "adjustments",
             DataKind::Variables => "variables",
@@ -73,8 +76,10 @@ pub enum NodeType {
     Requirements,
     /// Producer: the request's `installed` list and `keepInstalled`.
     Installed,
-    /// Producer: the request's `cluster` properties and constraints.
+    /// Producer: the request's `cluster` node.
     Cluster,
+    /// Producer: the request's admin `constraints`.
+    Constraints,
     /// Producer: the node's `variables` (require, prohibit or prefer bundles).
     StaticVariables,
     /// Processor: parses and merges catalogs into one catalog set.
@@ -83,6 +88,10 @@ pub enum NodeType {
     Mutate,
     /// Processor: removes the candidates a selector matches.
     Filter,
+    /// Processor: the request's admin constraints remove candidates.
+    AdminConstraints,
+    /// Processor: the cluster's runtime constraints and served APIs remove candidates.
+    ClusterConstraints,
     /// Processor: the Datalog derivation (`rules/*.dl`) into solver variables.
     Datalog,
     /// Processor: at most one bundle per package and per API.
@@ -95,16 +104,19 @@ pub enum NodeType {
 
 impl NodeType {
     /// Every type, in documentation order.
-    pub const ALL: [NodeType; 13] = [
+    pub const ALL: [NodeType; 16] = [
         NodeType::Catalogs,
         NodeType::Catalog,
         NodeType::Requirements,
         NodeType::Installed,
         NodeType::Cluster,
+        NodeType::Constraints,
         NodeType::StaticVariables,
         NodeType::LoadCatalogs,
         NodeType::Mutate,
         NodeType::Filter,
+        NodeType::AdminConstraints,
+        NodeType::ClusterConstraints,
         NodeType::Datalog,
         NodeType::GlobalConstraints,
         NodeType::Solver,
@@ -119,10 +131,13 @@ impl NodeType {
             NodeType::Requirements => "requirements",
             NodeType::Installed => "installed",
             NodeType::Cluster => "cluster",
+            NodeType::Constraints => "constraints",
             NodeType::StaticVariables => "static-variables",
             NodeType::LoadCatalogs => "load-catalogs",
             NodeType::Mutate => "mutate",
             NodeType::Filter => "filter",
+            NodeType::AdminConstraints => "admin-constraints",
+            NodeType::ClusterConstraints => "cluster-constraints",
             NodeType::Datalog => "datalog",
             NodeType::GlobalConstraints => "global-constraints",
             NodeType::Solver => "solver",
@@ -143,6 +158,7 @@ impl NodeType {
             | NodeType::Requirements
             | NodeType::Installed
             | NodeType::Cluster
+            | NodeType::Constraints
             | NodeType::StaticVariables => Role::Producer,
             NodeType::Output => Role::Consumer,
             _ => Role::Processor,
@@ -156,6 +172,8 @@ impl NodeType {
             NodeType::LoadCatalogs => &[K::Catalog],
             NodeType::Mutate => &[K::Catalog, K::CatalogSet],
             NodeType::Filter => &[K::CatalogSet],
+            NodeType::AdminConstraints => &[K::CatalogSet, K::Constraints, K::Installed],
+            NodeType::ClusterConstraints => &[K::CatalogSet, K::Cluster, K::Installed],
             NodeType::Datalog => &[
                 K::CatalogSet,
                 K::Requirements,
@@ -177,6 +195,8 @@ impl NodeType {
         match self {
             NodeType::LoadCatalogs => &[K::Catalog],
             NodeType::Filter => &[K::CatalogSet],
+            NodeType::AdminConstraints => &[K::CatalogSet, K::Constraints, K::Installed],
+            NodeType::ClusterConstraints => &[K::CatalogSet, K::Cluster, K::Installed],
             NodeType::Datalog => &[K::CatalogSet],
             NodeType::GlobalConstraints | NodeType::Solver => &[K::Variables],
             NodeType::Output => &[K::Outcome],
@@ -192,10 +212,13 @@ impl NodeType {
             NodeType::Requirements => Some(K::Requirements),
             NodeType::Installed => Some(K::Installed),
             NodeType::Cluster => Some(K::Cluster),
+            NodeType::Constraints => Some(K::Constraints),
             NodeType::StaticVariables => Some(K::StaticVariables),
             NodeType::LoadCatalogs => Some(K::CatalogSet),
             NodeType::Mutate => inputs.first().copied(),
-            NodeType::Filter => Some(K::Adjustments),
+            NodeType::Filter | NodeType::AdminConstraints | NodeType::ClusterConstraints => {
+                Some(K::Adjustments)
+            }
             NodeType::Datalog => Some(K::Variables),
             NodeType::GlobalConstraints => Some(K::GlobalConstraints),
             NodeType::Solver => Some(K::Outcome),

@@ -9,8 +9,9 @@ use super::params::{Mutation, Params, StaticAction, StaticVariable};
 use super::select::select;
 use super::{NodeError, Sources};
 use crate::catalog::{CatalogSet, CatalogSource, FileCache, LoadOptions, SourceFile, read_catalog};
+use crate::constraint::Cluster;
 use crate::request::Request;
-use crate::resolve::{Adjustments, Prepared, Rule};
+use crate::resolve::{Adjustments, Prepared, Rule, admin_adjustments, cluster_adjustments};
 use crate::solver::SolveOptions;
 
 /// State a node keeps between executions of a long-lived pipeline (`deppy watch`).
@@ -56,7 +57,10 @@ pub(crate) fn run(
             keep_installed: sources.request.keep_installed,
         }))]),
         NodeType::Cluster => Ok(vec![Data::Cluster(Arc::new(
-            sources.request.cluster.clone(),
+            sources.request.cluster.clone().unwrap_or_default(),
+        ))]),
+        NodeType::Constraints => Ok(vec![Data::Constraints(Arc::new(
+            sources.request.constraints.clone(),
         ))]),
         NodeType::StaticVariables => match &node.params {
             Params::StaticVariables(v) => Ok(vec![Data::StaticVariables(Arc::new(v.clone()))]),
@@ -65,6 +69,8 @@ pub(crate) fn run(
         NodeType::LoadCatalogs => load(cache, inputs),
         NodeType::Mutate => mutate(node, inputs),
         NodeType::Filter => filter(node, inputs),
+        NodeType::AdminConstraints => admin(inputs),
+        NodeType::ClusterConstraints => runtime(inputs),
         NodeType::Datalog => datalog(cache, inputs, creators),
         NodeType::GlobalConstraints => Ok(variables(inputs)
             .map(|v| Data::GlobalConstraints(Arc::new(v.model.global_constraints())))
@@ -182,6 +188,66 @@ fn apply(set: &mut CatalogSet, m: &Mutation) -> Result<(), NodeError> {
     Ok(())
 }
 
+fn installed_of(inputs: &[Data]) -> Vec<crate::request::InstalledBundle> {
+    inputs
+        .iter()
+        .filter_map(|d| match d {
+            Data::Installed(i) => Some(i.installed.iter().cloned()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+fn cluster_of(inputs: &[Data]) -> Result<Option<Cluster>, NodeError> {
+    let mut out = None;
+    for d in inputs {
+        if let Data::Cluster(v) = d {
+            let request = Request {
+                cluster: Some((**v).clone()),
+                ..Request::default()
+            };
+            if let Some(c) = request
+                .cluster_node()
+                .map_err(|e| NodeError::Input(e.to_string()))?
+            {
+                out = Some(c);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn admin(inputs: &[Data]) -> Result<Vec<Data>, NodeError> {
+    let set = catalog_set(inputs)?;
+    let values: Vec<serde_json::Value> = inputs
+        .iter()
+        .filter_map(|d| match d {
+            Data::Constraints(c) => Some(c.iter().cloned()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let request = Request {
+        constraints: values,
+        ..Request::default()
+    };
+    let entries = request
+        .admin_constraints()
+        .map_err(|e| NodeError::Input(e.to_string()))?;
+    let adjust = admin_adjustments(set, &entries, &installed_of(inputs));
+    Ok(vec![Data::Adjustments(Arc::new(adjust))])
+}
+
+fn runtime(inputs: &[Data]) -> Result<Vec<Data>, NodeError> {
+    let set = catalog_set(inputs)?;
+    let adjust = match cluster_of(inputs)? {
+        Some(c) => cluster_adjustments(set, &c, &installed_of(inputs)),
+        None => Adjustments::default(),
+    };
+    Ok(vec![Data::Adjustments(Arc::new(adjust))])
+}
+
 fn catalog_set(inputs: &[Data]) -> Result<&Arc<CatalogSet>, NodeError> {
     let mut sets = inputs.iter().filter_map(|d| match d {
         Data::CatalogSet(s) => Some(s),
@@ -284,6 +350,7 @@ fn datalog(
             _ => {}
         }
     }
+    let cluster = cluster_of(inputs)?;
     for (node, vars) in static_inputs(inputs, creators) {
         let mut own = Adjustments::default();
         statics(set, &node, &vars, &mut own, &mut warnings)?;
@@ -294,8 +361,9 @@ fn datalog(
             "nothing to resolve: give --require PKG or a request file with require:".into(),
         ));
     }
+    warnings.extend(adjust.warnings.iter().cloned());
     let model = prepared
-        .derive(Arc::new(request), &adjust)
+        .derive(Arc::new(request), &adjust, cluster.as_ref())
         .map_err(|e| NodeError::Resolve(Box::new(e)))?;
     Ok(vec![Data::Variables(Arc::new(VariablesData {
         model,

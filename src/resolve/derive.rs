@@ -197,6 +197,7 @@ pub fn run<'a>(
     orders: &'a ChannelOrders,
     requirements: &[RequirementFacts<'a>],
     adjust: &'a super::Adjustments,
+    matches: &super::ConstraintMatches,
 ) -> Derived {
     let mut rt = Crepe::new();
     load_catalog(&mut rt, u, orders);
@@ -212,6 +213,9 @@ pub fn run<'a>(
     rt.extend(u.installed.iter().map(|b| Installed(*b)));
     rt.extend(adjust.removed.iter().map(|(b, i)| Removed(*b, *i)));
     rt.extend(adjust.required.iter().map(|(b, _)| Seeded(*b)));
+    for ((a, d), bs) in &matches.matches {
+        rt.extend(bs.iter().map(|b| ConstraintMatch(*a, *d, *b)));
+    }
     let mut d = collect(rt.run_with_hasher::<rustc_hash::FxBuildHasher>());
     d.deprecation_messages = d
         .deprecated

@@ -1,9 +1,11 @@
 //! OLM resolution: request + catalogs → facts → Datalog (`rules/*.dl`) → ordered candidates →
 //! solver → an answer with actions, or a failure with its derivation tree.
 
+mod admin;
 mod answer;
 mod candidates;
 mod check;
+mod constraints;
 mod derive;
 mod problem;
 pub mod reason;
@@ -14,10 +16,13 @@ use crate::request::Request;
 use std::sync::Arc;
 
 use crate::catalog::BundleId;
+use crate::constraint::Cluster;
 use crate::solver::{self, DerivationTree, Entry, Problem, SolveError, SolveOptions};
 
+pub use admin::{admin_adjustments, cluster_adjustments};
 pub use answer::{Action, Answer, Selected, Unneeded, Via};
 pub use check::{Violation, check};
+pub use constraints::ConstraintMatches;
 pub use derive::{Edge, Exclusion, Mismatch};
 pub use problem::Subject;
 pub use universe::{INSTALLED_CATALOG, Universe};
@@ -92,6 +97,8 @@ pub struct Adjustments {
     pub required: Vec<(BundleId, u32)>,
     /// Bundles put first in every candidate list they are in.
     pub preferred: Vec<BundleId>,
+    /// Warnings for the answer (installed bundles that violate a rule, evaluation errors).
+    pub warnings: Vec<String>,
 }
 
 impl Adjustments {
@@ -104,6 +111,7 @@ impl Adjustments {
         self.required
             .extend(other.required.iter().map(|(b, i)| (*b, base + i)));
         self.preferred.extend(other.preferred.iter().copied());
+        self.warnings.extend(other.warnings.iter().cloned());
     }
 }
 
@@ -111,13 +119,18 @@ impl Adjustments {
 pub struct Prepared {
     set: Arc<CatalogSet>,
     orders: ChannelOrders,
+    constraints: std::sync::OnceLock<ConstraintMatches>,
 }
 
 impl Prepared {
     /// Orders every channel of `set`.
     pub fn new(set: Arc<CatalogSet>) -> Prepared {
         let orders = ChannelOrders::compute(&set);
-        Prepared { set, orders }
+        Prepared {
+            set,
+            orders,
+            constraints: std::sync::OnceLock::new(),
+        }
     }
 
     /// The catalog set.
@@ -136,15 +149,24 @@ impl Prepared {
         &self,
         request: Arc<Request>,
         adjust: &Adjustments,
+        cluster: Option<&Cluster>,
     ) -> Result<Model, ResolveError> {
         let mut universe = Universe::new(self.set.clone(), &request)?;
         universe.rules = adjust.rules.clone();
         check_channels(&self.set, &self.orders, &request)?;
+        let matches = self
+            .constraints
+            .get_or_init(|| ConstraintMatches::compute(&self.set));
         let derived = {
             let facts = requirement_facts(&self.set, &request);
-            derive::run(&universe, &self.orders, &facts, adjust)
+            derive::run(&universe, &self.orders, &facts, adjust, matches)
         };
-        let built = problem::build(&universe, &derived, &request, &adjust.required);
+        let context = problem::Context {
+            injected: &adjust.required,
+            cluster,
+            matches,
+        };
+        let built = problem::build(&universe, &derived, &request, &context);
         Ok(Model {
             universe,
             request,
@@ -261,13 +283,28 @@ impl Resolver {
         self.resolve_adjusted(request, &Adjustments::default())
     }
 
-    /// Resolves one request with candidates removed, required or preferred beforehand.
+    /// Resolves one request (its admin and cluster constraints included) with candidates
+    /// also removed, required or preferred by `adjust`.
     pub fn resolve_adjusted(
         &self,
         request: &Request,
         adjust: &Adjustments,
     ) -> Result<(Universe, Outcome), ResolveError> {
-        let model = self.prepared.derive(Arc::new(request.clone()), adjust)?;
+        let set = self.prepared.catalogs();
+        let bad = |e: crate::constraint::ConstraintError| ResolveError::Request(e.to_string());
+        let mut all = admin_adjustments(
+            set,
+            &request.admin_constraints().map_err(bad)?,
+            &request.installed,
+        );
+        let cluster = request.cluster_node().map_err(bad)?;
+        if let Some(c) = &cluster {
+            all.extend(&cluster_adjustments(set, c, &request.installed));
+        }
+        all.extend(adjust);
+        let model = self
+            .prepared
+            .derive(Arc::new(request.clone()), &all, cluster.as_ref())?;
         let global = model.global_constraints();
         let outcome = model.solve(&global, &self.options)?;
         Ok((model.universe, outcome))

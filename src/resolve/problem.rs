@@ -9,9 +9,11 @@ use crate::request::Request;
 use crate::solver::{Constraint, Entry, Problem, Var};
 
 use super::candidates::{order_dependency, order_install, order_upgrades};
+use super::constraints::{ConstraintMatches, cluster_satisfies, first_constraint_dependency};
 use super::derive::Derived;
 use super::reason::{Dependency, Reason, Rejection};
 use super::universe::Universe;
+use crate::constraint::Cluster;
 
 /// What a solver variable stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,11 +31,22 @@ pub struct Built {
     var_of: FxHashMap<BundleId, Var>,
 }
 
+/// What problem building needs beyond the derived facts.
+pub struct Context<'c> {
+    /// Bundles static variables make mandatory, with their rule.
+    pub injected: &'c [(BundleId, u32)],
+    /// The cluster node: a dependency it satisfies needs no bundle.
+    pub cluster: Option<&'c Cluster>,
+    /// Constraint dependencies' evaluation errors.
+    pub matches: &'c ConstraintMatches,
+}
+
 /// Builds the problem for `request` from the derived facts.
-pub fn build(u: &Universe, d: &Derived, request: &Request, injected: &[(BundleId, u32)]) -> Built {
+pub fn build(u: &Universe, d: &Derived, request: &Request, cx: &Context<'_>) -> Built {
     let mut b = Builder {
         u,
         d,
+        cx,
         built: Built {
             problem: Problem::new(),
             subjects: Vec::new(),
@@ -64,7 +77,7 @@ pub fn build(u: &Universe, d: &Derived, request: &Request, injected: &[(BundleId
                 .add(iv, Constraint::Mandatory, Reason::KeepInstalled(i));
         }
     }
-    for &(bundle, rule) in injected {
+    for &(bundle, rule) in cx.injected {
         let v = b.bundle_var(bundle);
         b.built
             .problem
@@ -81,6 +94,7 @@ pub fn build(u: &Universe, d: &Derived, request: &Request, injected: &[(BundleId
 struct Builder<'u, 'd> {
     u: &'u Universe,
     d: &'d Derived,
+    cx: &'d Context<'d>,
     built: Built,
     /// Bundles with variables, in creation order; their dependencies are added in turn.
     queue: Vec<BundleId>,
@@ -208,9 +222,30 @@ impl Builder<'_, '_> {
                     .iter()
                     .map(|l| Dependency::Label(l.clone())),
             )
+            .chain(bd.requires_constraints.iter().enumerate().map(|(k, c)| {
+                let key = (bundle, first_constraint_dependency(bd) + k as u32);
+                Dependency::Constraint {
+                    text: c.describe(),
+                    failure_message: c.failure_message.clone(),
+                    errors: self
+                        .cx
+                        .matches
+                        .errors
+                        .get(&key)
+                        .cloned()
+                        .unwrap_or_default(),
+                }
+            }))
             .collect();
         for (i, dependency) in deps.into_iter().enumerate() {
             let key = (bundle, i as u32);
+            let by_cluster = self
+                .cx
+                .cluster
+                .is_some_and(|c| cluster_satisfies(c, &self.u.set, bd, i as u32));
+            if by_cluster {
+                continue;
+            }
             let mut cands = self
                 .d
                 .dependency_candidates

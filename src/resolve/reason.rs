@@ -19,6 +19,15 @@ pub enum Dependency {
     Gvk(GvkId),
     /// `olm.label.required`.
     Label(String),
+    /// `olm.constraint` (or an alias form): one predicate over one bundle.
+    Constraint {
+        /// The predicate in words.
+        text: String,
+        /// The author's `failureMessage`, when given.
+        failure_message: Option<String>,
+        /// Evaluation errors (`bundle: error`), each of which made the rule false.
+        errors: Vec<String>,
+    },
 }
 
 /// Why a bundle that looked like a candidate is not one.

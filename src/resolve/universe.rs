@@ -123,6 +123,7 @@ impl Universe {
             requires_gvks: Vec::new(),
             requires_labels: Vec::new(),
             constraints: Vec::new(),
+            requires_constraints: Vec::new(),
             deprecated: false,
             properties: Vec::new(),
             origin: Origin {

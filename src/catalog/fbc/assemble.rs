@@ -126,6 +126,7 @@ pub(crate) fn assemble(mut input: Vec<(CatalogInfo, Records)>) -> Result<Catalog
     let mut all: Vec<(CatalogId, PackageId, BundleRec)> = Vec::new();
     let mut warnings = Vec::new();
     let mut per_catalog = Vec::new();
+    let mut cel = crate::constraint::CelCache::new();
     for (i, (info, recs)) in input.into_iter().enumerate() {
         set.catalogs.push(info);
         by_name.push(FxHashMap::default());
@@ -143,7 +144,7 @@ pub(crate) fn assemble(mut input: Vec<(CatalogInfo, Records)>) -> Result<Catalog
         if let Some(m) = by_name.get_mut(c.0 as usize) {
             m.insert(b.name.clone(), (id, pid));
         }
-        let bundle = make_bundle(&set, id, c, pid, b);
+        let bundle = make_bundle(&set, id, c, pid, b, &mut cel)?;
         set.bundles.push(bundle);
     }
     let empty = FxHashMap::default();
@@ -235,8 +236,25 @@ fn make_bundle(
     catalog: CatalogId,
     package: PackageId,
     b: BundleRec,
-) -> Bundle {
-    Bundle {
+    cel: &mut crate::constraint::CelCache,
+) -> Result<Bundle, LoadError> {
+    let limits = crate::constraint::Limits::default();
+    let mut requires_constraints = Vec::with_capacity(b.constraint_sources.len());
+    for (field, kind, raw) in &b.constraint_sources {
+        let c = crate::constraint::Constraint::parse_typed(kind, raw.get(), &limits, cel).map_err(
+            |e| {
+                let path = e.path().filter(|p| !p.is_empty()).map(str::to_string);
+                LoadError::Invalid {
+                    origin: b.origin.clone(),
+                    field: path.map_or_else(|| field.clone(), |p| format!("{field}.{p}")),
+                    message: format!("bundle {}: {kind}: {e}", b.name),
+                }
+            },
+        )?;
+        requires_constraints.push(c);
+    }
+    Ok(Bundle {
+        requires_constraints,
         id,
         catalog,
         package,
@@ -252,7 +270,7 @@ fn make_bundle(
         deprecated: b.deprecated,
         properties: b.properties,
         origin: b.origin,
-    }
+    })
 }
 
 /// Builds one catalog's packages and channels.

@@ -44,6 +44,8 @@ pub(crate) struct BundleRec {
     pub requires_gvks: Vec<Gvk>,
     pub requires_labels: Vec<String>,
     pub constraints: Vec<Box<RawValue>>,
+    /// Every requirement-stating property to parse as a constraint: (field, type, raw value).
+    pub constraint_sources: Vec<(String, String, Box<RawValue>)>,
     pub deprecated: bool,
     pub properties: Vec<OpaqueProperty>,
     pub origin: Origin,
@@ -323,6 +325,7 @@ struct BundleBuilder {
     requires_gvks: Vec<Gvk>,
     requires_labels: Vec<String>,
     constraints: Vec<Box<RawValue>>,
+    constraint_sources: Vec<(String, String, Box<RawValue>)>,
     deprecated: bool,
     properties: Vec<OpaqueProperty>,
 }
@@ -367,7 +370,27 @@ impl BundleBuilder {
             }
             return Ok(());
         }
+        let alias = matches!(
+            &*kind_name,
+            "olm.all.required" | "olm.any.required" | "olm.none.required"
+        );
         match kind {
+            Kind::Constraint | Kind::Other if kind == Kind::Constraint || alias => {
+                if let Some(raw) = p.value.into_raw() {
+                    let field = format!("properties[{i}].value");
+                    self.constraint_sources
+                        .push((field, kind_name.to_string(), raw.clone()));
+                    if kind == Kind::Constraint {
+                        self.constraints.push(raw);
+                    } else {
+                        self.properties.push(OpaqueProperty {
+                            kind: kind_name.into_owned(),
+                            value: raw,
+                        });
+                    }
+                }
+                Ok(())
+            }
             Kind::Constraint | Kind::Heavy | Kind::Other => {
                 self.opaque(kind, kind_name, p.value, keep_heavy);
                 Ok(())
@@ -493,6 +516,7 @@ impl BundleBuilder {
             requires_gvks: self.requires_gvks,
             requires_labels: self.requires_labels,
             constraints: self.constraints,
+            constraint_sources: self.constraint_sources,
             deprecated: self.deprecated,
             properties: self.properties,
             origin,
