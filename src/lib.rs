@@ -11,6 +11,9 @@
 //! by build.rs) derive candidates, exclusions, upgrade edges and preference facts;
 //! [`resolve`] orders candidates and builds a [`solver::Problem`]; [`solver`] (CDCL, with the
 //! breadth-first search order of the Deppy design) selects or proves failure.
+//! [`constraint`] is the `olm.constraint` language (CEL included) used by bundles, admin and
+//! cluster constraints. [`pipeline`] runs these stages as an observable, configurable,
+//! replayable DAG of nodes; `deppy resolve` is its default pipeline (see the example there).
 //!
 //! ```
 //! use std::path::PathBuf;

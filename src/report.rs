@@ -33,6 +33,7 @@ impl Report {
         detail: Detail,
         warnings: Vec<String>,
     ) -> Report {
+        let warnings: Vec<String> = warnings.into_iter().chain(u.notes.iter().cloned()).collect();
         match outcome {
             Outcome::Resolved(a) => Report {
                 status: "resolved",

@@ -353,7 +353,9 @@ fn datalog(
     let cluster = cluster_of(inputs)?;
     for (node, vars) in static_inputs(inputs, creators) {
         let mut own = Adjustments::default();
-        statics(set, &node, &vars, &mut own, &mut warnings)?;
+        let mut notes = Vec::new();
+        statics(set, &node, &vars, &mut own, &mut notes)?;
+        own.warnings = notes;
         adjust.extend(&own);
     }
     if request.require.is_empty() && request.installed.is_empty() {
@@ -361,7 +363,6 @@ fn datalog(
             "nothing to resolve: give --require PKG or a request file with require:".into(),
         ));
     }
-    warnings.extend(adjust.warnings.iter().cloned());
     let model = prepared
         .derive(Arc::new(request), &adjust, cluster.as_ref())
         .map_err(|e| NodeError::Resolve(Box::new(e)))?;

@@ -1,12 +1,83 @@
-//! Ordered candidate lists (SEMANTICS.md §5), built from the derived preference facts. A
-//! bundle a static variable prefers comes first in every list it is in.
+//! Ordered candidate lists (SEMANTICS.md §5), built from the derived preference facts. Each
+//! list kind orders by a sequence of named key parts; the same parts say why one candidate
+//! comes before another ([`preference`]). A bundle a static variable prefers comes first in
+//! every list it is in.
 
-use std::cmp::Reverse;
+use std::cmp::{Ordering, Reverse};
 
-use crate::catalog::{BundleId, CatalogId};
+use crate::catalog::BundleId;
+use crate::version::Version;
 
 use super::derive::Derived;
 use super::universe::Universe;
+
+/// Which list a candidate is ordered in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListKind<'a> {
+    /// A required package's bundles for a new install, optionally within one channel.
+    Install(Option<&'a str>),
+    /// Upgrade successors of an installed bundle, optionally within one channel.
+    Upgrade(Option<&'a str>),
+    /// Candidates of a dependency of this bundle.
+    Dependency(BundleId),
+}
+
+/// Why one candidate comes before another: the first key part where they differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Preference {
+    /// A static variable prefers it.
+    StaticPreference,
+    /// The other is deprecated by its catalog.
+    NotDeprecated,
+    /// It is installed.
+    Installed,
+    /// It comes from the dependent bundle's own catalog.
+    SameCatalog,
+    /// Its catalog has a higher priority (this one's, the other's).
+    CatalogPriority(i32, i32),
+    /// Its catalog's name sorts first (this one's, the other's).
+    CatalogName(String, String),
+    /// It is in its package's default channel.
+    DefaultChannel,
+    /// Its package's name sorts first.
+    PackageName,
+    /// Its channel's name sorts first (this one's, the other's).
+    ChannelName(String, String),
+    /// It is nearer its channel's head (this one's distance, the other's).
+    HeadDistance(u32, u32),
+    /// Its version is higher.
+    NewerVersion,
+    /// Its name sorts first (nothing else differs).
+    Name,
+}
+
+/// One part of an ordering key; smaller sorts first.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Part {
+    Flag(bool),
+    Priority(Reverse<i32>),
+    Text(String),
+    Number(u32),
+    Version(Reverse<Version>),
+    Id(BundleId),
+}
+
+/// Which [`Preference`] a part stands for.
+#[derive(Clone, Copy)]
+enum Tag {
+    Static,
+    Deprecated,
+    Installed,
+    SameCatalog,
+    Priority,
+    CatalogName,
+    Default,
+    PackageName,
+    Channel,
+    Distance,
+    Version,
+    Name,
+}
 
 /// Where a bundle sits for ordering: default channel first, then channel name, then distance
 /// from the head. `only` restricts to one channel.
@@ -28,65 +99,97 @@ pub fn reported_channel<'a>(d: &'a Derived, b: BundleId, only: Option<&str>) -> 
     (dist != u32::MAX).then_some(ch)
 }
 
-fn catalog_key(u: &Universe, c: CatalogId) -> (Reverse<i32>, &str) {
-    (Reverse(u.catalog_priority(c)), u.catalog_name(c))
+/// The key of `b` in a list of `kind`, part by part (SEMANTICS.md §5):
+/// - dependency: installed, own catalog, priority, catalog name, default channel, package,
+///   channel, distance from head, newer version, name;
+/// - install: priority, catalog name, default (or given) channel, channel, distance, version;
+/// - upgrade: priority, catalog name, default channel, distance, channel, version.
+fn key(u: &Universe, d: &Derived, kind: ListKind<'_>, b: BundleId) -> Vec<(Tag, Part)> {
+    let bundle = u.bundle(b);
+    let only = match kind {
+        ListKind::Install(c) | ListKind::Upgrade(c) => c,
+        ListKind::Dependency(_) => None,
+    };
+    let (not_default, ch, dist) = channel_key(d, b, only);
+    let mut k = vec![
+        (Tag::Static, Part::Flag(!d.preferred.contains(&b))),
+        (Tag::Deprecated, Part::Flag(d.deprecated.contains(&b))),
+    ];
+    if let ListKind::Dependency(dependent) = kind {
+        k.push((Tag::Installed, Part::Flag(!u.is_installed(b))));
+        k.push((Tag::SameCatalog, Part::Flag(!d.same_catalog.contains(&(dependent, b)))));
+    }
+    k.push((Tag::Priority, Part::Priority(Reverse(u.catalog_priority(bundle.catalog)))));
+    k.push((Tag::CatalogName, Part::Text(u.catalog_name(bundle.catalog).to_string())));
+    k.push((Tag::Default, Part::Flag(not_default)));
+    let (channel, distance) = (Part::Text(ch.to_string()), Part::Number(dist));
+    match kind {
+        ListKind::Dependency(_) => {
+            k.push((Tag::PackageName, Part::Text(u.package_name(bundle.package).to_string())));
+            k.extend([(Tag::Channel, channel), (Tag::Distance, distance)]);
+        }
+        ListKind::Install(_) => k.extend([(Tag::Channel, channel), (Tag::Distance, distance)]),
+        ListKind::Upgrade(_) => k.extend([(Tag::Distance, distance), (Tag::Channel, channel)]),
+    }
+    k.push((Tag::Version, Part::Version(Reverse(bundle.version.clone()))));
+    if !matches!(kind, ListKind::Upgrade(_)) {
+        k.push((Tag::Name, Part::Text(bundle.name.clone())));
+    }
+    k.push((Tag::Name, Part::Id(b)));
+    k
 }
 
-/// Orders the candidates of a dependency of bundle `dependent` (OLM order): installed first,
-/// then the dependent's own catalog, priority, catalog name, default channel, package name,
-/// channel name, distance from head; then newer versions, then name.
-pub fn order_dependency(u: &Universe, d: &Derived, dependent: BundleId, cands: &mut [BundleId]) {
+/// Orders candidates for a list of `kind`, most preferred first.
+pub fn order(u: &Universe, d: &Derived, kind: ListKind<'_>, cands: &mut [BundleId]) {
     cands.sort_by_cached_key(|&b| {
-        let bundle = u.bundle(b);
-        let (not_default, ch, dist) = channel_key(d, b, None);
-        (
-            !d.preferred.contains(&b),
-            d.deprecated.contains(&b),
-            !u.is_installed(b),
-            !d.same_catalog.contains(&(dependent, b)),
-            catalog_key(u, bundle.catalog),
-            not_default,
-            u.package_name(bundle.package).to_string(),
-            ch,
-            dist,
-            Reverse(bundle.version.clone()),
-            bundle.name.clone(),
-            b,
-        )
+        key(u, d, kind, b)
+            .into_iter()
+            .map(|(_, p)| p)
+            .collect::<Vec<Part>>()
     });
 }
 
-/// Orders the candidates of a required package for a new install: catalog-major (priority,
-/// name), then the given channel or default channel first and channel name, then head first.
-pub fn order_install(u: &Universe, d: &Derived, channel: Option<&str>, cands: &mut [BundleId]) {
-    cands.sort_by_cached_key(|&b| {
-        let bundle = u.bundle(b);
-        (
-            !d.preferred.contains(&b),
-            d.deprecated.contains(&b),
-            catalog_key(u, bundle.catalog),
-            channel_key(d, b, channel),
-            Reverse(bundle.version.clone()),
-            bundle.name.clone(),
-            b,
-        )
-    });
-}
-
-/// Orders upgrade candidates of an installed bundle: the head-most successor first.
-pub fn order_upgrades(u: &Universe, d: &Derived, channel: Option<&str>, cands: &mut [BundleId]) {
-    cands.sort_by_cached_key(|&b| {
-        let bundle = u.bundle(b);
-        let (not_default, ch, dist) = channel_key(d, b, channel);
-        (
-            !d.preferred.contains(&b),
-            d.deprecated.contains(&b),
-            catalog_key(u, bundle.catalog),
-            not_default,
-            dist,
-            ch,
-            Reverse(bundle.version.clone()),
-            b,
-        )
-    });
+/// Why `a` comes before `b` in a list of `kind` (None when it does not).
+pub fn preference(
+    u: &Universe,
+    d: &Derived,
+    kind: ListKind<'_>,
+    a: BundleId,
+    b: BundleId,
+) -> Option<Preference> {
+    let (ka, kb) = (key(u, d, kind, a), key(u, d, kind, b));
+    let (tag, pa, pb) = ka
+        .into_iter()
+        .zip(kb)
+        .map(|((t, pa), (_, pb))| (t, pa, pb))
+        .find(|(_, pa, pb)| pa != pb)?;
+    if pa.cmp(&pb) != Ordering::Less {
+        return None;
+    }
+    let text = |p: &Part| match p {
+        Part::Text(s) => s.clone(),
+        _ => String::new(),
+    };
+    let num = |p: &Part| match p {
+        Part::Number(n) => *n,
+        _ => 0,
+    };
+    let prio = |p: &Part| match p {
+        Part::Priority(Reverse(n)) => *n,
+        _ => 0,
+    };
+    Some(match tag {
+        Tag::Static => Preference::StaticPreference,
+        Tag::Deprecated => Preference::NotDeprecated,
+        Tag::Installed => Preference::Installed,
+        Tag::SameCatalog => Preference::SameCatalog,
+        Tag::Priority => Preference::CatalogPriority(prio(&pa), prio(&pb)),
+        Tag::CatalogName => Preference::CatalogName(text(&pa), text(&pb)),
+        Tag::Default => Preference::DefaultChannel,
+        Tag::PackageName => Preference::PackageName,
+        Tag::Channel => Preference::ChannelName(text(&pa), text(&pb)),
+        Tag::Distance => Preference::HeadDistance(num(&pa), num(&pb)),
+        Tag::Version => Preference::NewerVersion,
+        Tag::Name => Preference::Name,
+    })
 }

@@ -153,6 +153,7 @@ impl Prepared {
     ) -> Result<Model, ResolveError> {
         let mut universe = Universe::new(self.set.clone(), &request)?;
         universe.rules = adjust.rules.clone();
+        universe.notes = adjust.warnings.clone();
         check_channels(&self.set, &self.orders, &request)?;
         let matches = self
             .constraints

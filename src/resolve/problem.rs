@@ -8,7 +8,7 @@ use crate::catalog::{BundleId, GvkId, PackageId};
 use crate::request::Request;
 use crate::solver::{Constraint, Entry, Problem, Var};
 
-use super::candidates::{order_dependency, order_install, order_upgrades};
+use super::candidates::{ListKind, order};
 use super::constraints::{ConstraintMatches, cluster_satisfies, first_constraint_dependency};
 use super::derive::Derived;
 use super::reason::{Dependency, Reason, Rejection};
@@ -149,7 +149,7 @@ impl Builder<'_, '_> {
                     .map(|(_, e, _)| *e)
                     .collect();
                 ups.dedup();
-                order_upgrades(self.u, self.d, channel, &mut ups);
+                order(self.u, self.d, ListKind::Upgrade(channel), &mut ups);
                 rejected.extend(
                     matches
                         .iter()
@@ -161,7 +161,7 @@ impl Builder<'_, '_> {
             }
             None => {
                 let mut m = matches;
-                order_install(self.u, self.d, channel, &mut m);
+                order(self.u, self.d, ListKind::Install(channel), &mut m);
                 m
             }
         };
@@ -252,7 +252,7 @@ impl Builder<'_, '_> {
                 .get(&key)
                 .cloned()
                 .unwrap_or_default();
-            order_dependency(self.u, self.d, bundle, &mut cands);
+            order(self.u, self.d, ListKind::Dependency(bundle), &mut cands);
             let excluded = self
                 .d
                 .dependency_match

@@ -25,6 +25,8 @@ pub struct Universe {
     /// Rules that removed candidates or injected variables before resolution, indexed by
     /// [`super::Exclusion::Removed`] and [`super::reason::Reason::Injected`].
     pub rules: Vec<super::Rule>,
+    /// Warnings those rules raised (installed bundles violating one, evaluation errors).
+    pub notes: Vec<String>,
 }
 
 impl Universe {
@@ -36,6 +38,7 @@ impl Universe {
             extra_packages: Vec::new(),
             installed: Vec::new(),
             rules: Vec::new(),
+            notes: Vec::new(),
         };
         for (i, inst) in request.installed.iter().enumerate() {
             let id = match u.find_catalog_bundle(inst) {
