@@ -22,6 +22,12 @@ pub struct Report {
     /// The warnings about the answer itself (deprecations), shown in the text view.
     #[serde(skip)]
     pub notices: Vec<String>,
+    /// After a failure: changes to the request that deppy verified would make it resolve.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<crate::resolve::hints::Hint>,
+    /// The hints in words, shown after the explanation in the text view.
+    #[serde(skip)]
+    pub hints_text: String,
 }
 
 impl Report {
@@ -33,7 +39,10 @@ impl Report {
         detail: Detail,
         warnings: Vec<String>,
     ) -> Report {
-        let warnings: Vec<String> = warnings.into_iter().chain(u.notes.iter().cloned()).collect();
+        let warnings: Vec<String> = warnings
+            .into_iter()
+            .chain(u.notes.iter().cloned())
+            .collect();
         match outcome {
             Outcome::Resolved(a) => Report {
                 status: "resolved",
@@ -45,6 +54,8 @@ impl Report {
                     .chain(a.warnings.iter().cloned())
                     .collect(),
                 notices: a.warnings.clone(),
+                hints: Vec::new(),
+                hints_text: String::new(),
             },
             Outcome::Unsatisfiable(f) => Report {
                 status: "unsatisfiable",
@@ -53,6 +64,8 @@ impl Report {
                 explanation: explain_failure(f, u, request, detail),
                 warnings,
                 notices: Vec::new(),
+                hints: Vec::new(),
+                hints_text: String::new(),
             },
         }
     }
@@ -68,6 +81,18 @@ impl Report {
         )
     }
 
+    /// Adds the verified hints of a failed request.
+    pub fn with_hints(
+        mut self,
+        u: &Universe,
+        request: &Request,
+        hints: Vec<crate::resolve::hints::Hint>,
+    ) -> Report {
+        self.hints_text = crate::explain::why::hints(u, request, &hints);
+        self.hints = hints;
+        self
+    }
+
     /// True when resolved.
     pub fn is_resolved(&self) -> bool {
         self.status == "resolved"
@@ -81,6 +106,7 @@ impl Report {
         }
         if !self.is_resolved() {
             out.push_str(&self.explanation);
+            out.push_str(&self.hints_text);
             return out;
         }
         out.push_str("Resolved:\n");

@@ -9,7 +9,9 @@ fn readme() -> String {
 
 /// The first ```yaml block after `marker`.
 fn block_after(text: &str, marker: &str) -> String {
-    let start = text.find(marker).unwrap_or_else(|| panic!("README lacks {marker:?}"));
+    let start = text
+        .find(marker)
+        .unwrap_or_else(|| panic!("README lacks {marker:?}"));
     let rest = &text[start..];
     let open = rest.find("```yaml\n").expect("a yaml block") + 8;
     let close = rest[open..].find("```").expect("block end");
@@ -33,11 +35,15 @@ fn every_constraint_kind_example_parses() {
 fn admin_and_request_examples_parse() {
     let text = readme();
     let yaml = block_after(&text, "**Admin constraints** (request");
-    let list: Vec<serde_json::Value> = serde_saphyr::from_str(&yaml.replace("constraints:\n", ""))
-        .expect("yaml list");
+    let list: Vec<serde_json::Value> =
+        serde_saphyr::from_str(&yaml.replace("constraints:\n", "")).expect("yaml list");
     let mut cache = CelCache::new();
     let entries = AdminEntry::list_from_values(&list, &Limits::default(), &mut cache);
     assert_eq!(entries.map(|e| e.len()).ok(), Some(6));
     let request = block_after(&text, "### Request file");
-    assert!(Request::parse(&request).is_ok(), "{:?}", Request::parse(&request).err());
+    assert!(
+        Request::parse(&request).is_ok(),
+        "{:?}",
+        Request::parse(&request).err()
+    );
 }

@@ -18,7 +18,9 @@ fn every_relation_is_commented_and_in_the_readme() {
         let text = std::fs::read_to_string(&file).expect("rule file");
         let lines: Vec<&str> = text.lines().collect();
         for (i, line) in lines.iter().enumerate() {
-            let Some(rest) = line.strip_prefix("struct ") else { continue };
+            let Some(rest) = line.strip_prefix("struct ") else {
+                continue;
+            };
             let name: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
             let commented = lines[..i]
                 .iter()

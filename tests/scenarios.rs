@@ -30,6 +30,7 @@ use deppy::pipeline::trace::{Trace, TraceWriter};
 use deppy::pipeline::{Pipeline, PipelineConfig, Sources};
 use deppy::report::Report;
 use deppy::request::Request;
+use deppy::resolve::hints::hints;
 use deppy::resolve::{Outcome, Resolver};
 
 const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
@@ -113,16 +114,21 @@ fn catalog_sources(request: &Request) -> Result<Vec<CatalogSource>, String> {
     Ok(sources)
 }
 
-/// The run of a pipeline resolution, as `deppy resolve -o json` prints it.
-fn report_run(run: deppy::pipeline::Run) -> Run {
+/// The run of a pipeline resolution, as `deppy resolve -o json` prints it (with the hints
+/// it verifies after a failure).
+fn report_run(run: deppy::pipeline::Run, request: &Request, catalogs: &[CatalogSource]) -> Run {
     let r = match run.result {
         Ok(r) => r,
         Err(f) => return Run::bad_input(relative(&f.error.to_string())),
     };
-    let (u, request, outcome) = (r.universe(), r.request(), &r.outcome);
+    let (u, request_seen, outcome) = (r.universe(), r.request(), &r.outcome);
     let warnings: Vec<String> = r.warnings().iter().map(|w| relative(w)).collect();
     let count = warnings.len();
-    let report = Report::new(u, request, outcome, Detail::Summary, warnings);
+    let mut report = Report::new(u, request_seen, outcome, Detail::Summary, warnings);
+    if !report.is_resolved() {
+        let found = hints(&u.set, catalogs, request, &[]);
+        report = report.with_hints(u, request, found);
+    }
     let json = serde_json::to_string_pretty(&report).expect("a report serializes");
     let text = Report {
         warnings: Vec::new(),
@@ -130,7 +136,7 @@ fn report_run(run: deppy::pipeline::Run) -> Run {
     }
     .to_text();
     let full = matches!(outcome, Outcome::Unsatisfiable(_))
-        .then(|| Report::new(u, request, outcome, Detail::Full, Vec::new()).to_text());
+        .then(|| Report::new(u, request_seen, outcome, Detail::Full, Vec::new()).to_text());
     Run {
         exit: if report.is_resolved() { 0 } else { 1 },
         json,
@@ -157,7 +163,7 @@ fn resolve_traced(request: &Request, trace: Option<&Path>) -> Run {
     if let Some(w) = writer {
         w.finish(&run).expect("trace written");
     }
-    report_run(run)
+    report_run(run, request, &sources.catalogs)
 }
 
 fn resolve(request: &Request) -> Run {
@@ -186,7 +192,7 @@ fn replay(trace: &Path) -> Run {
     let t = Trace::read(trace).expect("trace reads back");
     let mut pipeline = Pipeline::new(t.config.clone()).expect("recorded configuration");
     t.check(&pipeline).expect("same pipeline and version");
-    report_run(pipeline.replay(&t.sources))
+    report_run(pipeline.replay(&t.sources), &t.request(), &[])
 }
 
 /// Runs a generic-model scenario as `deppy solve -o json` does.
@@ -308,6 +314,17 @@ fn without_warnings(json: &str) -> String {
     }
 }
 
+/// The report without its hints (which only the CLI path computes), pretty as printed.
+fn without_hints(json: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(json) {
+        Ok(serde_json::Value::Object(mut m)) => {
+            m.remove("hints");
+            serde_json::to_string_pretty(&serde_json::Value::Object(m)).unwrap_or_default()
+        }
+        _ => json.to_string(),
+    }
+}
+
 /// Runs one scenario; returns its snapshot and any determinism failure.
 fn run_scenario(dir: &Path, name: &str) -> (String, Option<String>) {
     let problem = dir.join("problem.yaml");
@@ -333,7 +350,11 @@ fn run_scenario(dir: &Path, name: &str) -> (String, Option<String>) {
             back.snapshot(),
             replayed.snapshot()
         ))
-    } else if first.exit != 2 && direct.as_ref().is_some_and(|d| *d != first.json) {
+    } else if first.exit != 2
+        && direct
+            .as_ref()
+            .is_some_and(|d| without_hints(d) != without_hints(&first.json))
+    {
         Some(format!(
             "{name}: the pipeline differs from the library's stages"
         ))

@@ -2,6 +2,7 @@
 
 mod catalog;
 mod pipeline;
+mod query;
 mod resolve;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -30,6 +31,11 @@ enum Command {
     Resolve(resolve::ResolveArgs),
     /// Solve a generic problem of variables and constraints (exit 0, 1 or 2 as resolve).
     Solve(resolve::SolveArgs),
+    /// Why a bundle (or a package's bundle) is in the answer: the chain from a requirement.
+    Why(query::QueryArgs),
+    /// Why a bundle is not in the answer: excluded, less preferred, or impossible.
+    #[command(name = "why-not")]
+    WhyNot(query::QueryArgs),
     /// Re-run an execution from a trace's recorded source events (no catalog files needed).
     Replay(pipeline::ReplayArgs),
     /// Resolve, then re-resolve and print what changed whenever a catalog file changes.
@@ -57,6 +63,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Catalog(cmd) => catalog::run(cmd),
         Command::Resolve(args) => resolve::resolve(args),
         Command::Solve(args) => resolve::solve(args),
+        Command::Why(args) => query::why(args),
+        Command::WhyNot(args) => query::why_not(args),
         Command::Replay(args) => pipeline::replay(args),
         Command::Watch(args) => pipeline::watch(args),
         Command::Pipeline(cmd) => pipeline::pipeline(cmd),

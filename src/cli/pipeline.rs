@@ -11,7 +11,7 @@ use deppy::pipeline::watch::changes;
 use deppy::pipeline::{Pipeline, Resolution};
 use deppy::report::Report;
 
-use super::resolve::{OutputArgs, RequestArgs, pipeline_from, print_run};
+use super::resolve::{HintInput, OutputArgs, RequestArgs, pipeline_from, print_run};
 use super::{EXIT_OK, Format};
 
 /// `deppy replay` arguments.
@@ -70,7 +70,13 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<u8> {
     };
     trace.check(&pipeline)?;
     let run = pipeline.replay(&trace.sources);
-    print_run(run, &args.out)
+    let request = trace.request();
+    let hint = HintInput {
+        request: &request,
+        catalogs: &[],
+        extra: &[],
+    };
+    print_run(run, &args.out, &hint)
 }
 
 /// Runs `deppy pipeline ...`.

@@ -12,6 +12,7 @@ use deppy::pipeline::trace::TraceWriter;
 use deppy::pipeline::{NodeState, Pipeline, PipelineConfig, Run, Sources};
 use deppy::report::Report;
 use deppy::request::{Request, Requirement};
+use deppy::resolve::hints::hints;
 use deppy::solver::SolveOptions;
 
 use super::catalog::{parse_source, render};
@@ -58,6 +59,9 @@ pub struct ResolveArgs {
     /// Write every pipeline event to FILE as JSON lines (replay it with `deppy replay`).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// After a failure, also try adding this catalog (PATH[:PRIORITY]) as a hint (repeatable).
+    #[arg(long = "hint-catalog", value_name = "PATH[:PRIORITY]")]
+    pub hint_catalogs: Vec<String>,
 }
 
 /// `deppy solve` arguments.
@@ -130,8 +134,19 @@ pub fn pipeline_from(path: Option<&std::path::Path>) -> anyhow::Result<Pipeline>
     Pipeline::new(config).with_context(|| what)
 }
 
+/// What hints after a failure may change: the full request, the catalogs it was resolved
+/// against, and catalogs to try adding.
+pub struct HintInput<'a> {
+    /// The request as given (admin and cluster constraints included).
+    pub request: &'a Request,
+    /// Its catalogs.
+    pub catalogs: &'a [CatalogSource],
+    /// Extra catalogs to try (`--hint-catalog`).
+    pub extra: &'a [CatalogSource],
+}
+
 /// Prints a run's answer and returns the exit code, or the failed node as an error.
-pub fn print_run(run: Run, out: &OutputArgs) -> anyhow::Result<u8> {
+pub fn print_run(run: Run, out: &OutputArgs, hint: &HintInput<'_>) -> anyhow::Result<u8> {
     let states = run.states;
     let resolution = run.result.map_err(|f| {
         let others: Vec<String> = states
@@ -148,7 +163,12 @@ pub fn print_run(run: Run, out: &OutputArgs) -> anyhow::Result<u8> {
     for w in resolution.warnings() {
         log::warn!("{w}");
     }
-    let report = Report::of(&resolution, out.explain);
+    let mut report = Report::of(&resolution, out.explain);
+    if !report.is_resolved() {
+        let u = resolution.universe();
+        let found = hints(&u.set, hint.catalogs, hint.request, hint.extra);
+        report = report.with_hints(u, hint.request, found);
+    }
     print!("{}", render(&report, out.output, || report.to_text())?);
     Ok(if report.is_resolved() {
         EXIT_OK
@@ -169,7 +189,17 @@ pub fn resolve(args: ResolveArgs) -> anyhow::Result<u8> {
     if let Some(w) = writer {
         w.finish(&run)?;
     }
-    print_run(run, &args.out)
+    let extra = args
+        .hint_catalogs
+        .iter()
+        .map(|a| parse_source(a))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let hint = HintInput {
+        request: &sources.request,
+        catalogs: &sources.catalogs,
+        extra: &extra,
+    };
+    print_run(run, &args.out, &hint)
 }
 
 /// Runs `deppy solve`.

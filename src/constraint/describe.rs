@@ -77,6 +77,9 @@ fn negated_verb_phrase(p: &Predicate) -> Option<String> {
 /// Leaves of an `all`, flattening nested `all`s; `None` when a part has no short form.
 fn flat_parts<'c>(children: &'c [Constraint], out: &mut Vec<&'c Predicate>) -> bool {
     for c in children {
+        if c.failure_message.is_some() {
+            return false;
+        }
         match &c.predicate {
             Predicate::All(inner) => {
                 if !flat_parts(inner, out) {
@@ -146,10 +149,14 @@ fn describe_not(children: &[Constraint]) -> String {
     }
 }
 
+/// Children in parentheses; a child's own `failureMessage` is quoted before its words.
 fn listed(children: &[Constraint]) -> String {
     children
         .iter()
-        .map(|c| format!("({})", c.describe()))
+        .map(|c| match &c.failure_message {
+            Some(m) => format!("({m:?}: {})", c.describe()),
+            None => format!("({})", c.describe()),
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -281,7 +281,7 @@ fn hint_text(hint: &Option<String>) -> String {
 pub(crate) fn short_rule(rule: &str) -> String {
     let one_line: String = rule.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut chars = one_line.chars();
-    let head: String = chars.by_ref().take(80).collect();
+    let head: String = chars.by_ref().take(160).collect();
     if chars.next().is_some() {
         format!("{:?}", format!("{head}…"))
     } else {
@@ -333,9 +333,9 @@ mod tests {
 
     #[test]
     fn long_rules_are_shortened() {
-        let rule = "a ".repeat(100);
+        let rule = "a ".repeat(200);
         let s = short_rule(&rule);
-        assert!(s.chars().count() < 90, "{s}");
+        assert!(s.chars().count() < 170, "{s}");
         assert!(s.ends_with("…\""));
     }
 }

@@ -3,6 +3,7 @@
 //! in named passes before wording; `DEPPY_RAW_TREE=1` prints the raw tree as well.
 
 mod generic;
+pub mod why;
 mod words;
 
 pub use generic::explain_generic;

@@ -159,7 +159,7 @@ impl Words<'_> {
         }
     }
 
-    fn rejection(&self, r: usize, why: Rejection) -> String {
+    pub fn rejection(&self, r: usize, why: Rejection) -> String {
         let q = self.request.require.get(r);
         match why {
             Rejection::Excluded(e) => self.exclusion(e),
@@ -346,6 +346,7 @@ impl Words<'_> {
                 None if matching => ", and no bundle in the catalogs matches it".to_string(),
                 None => ", and no bundle in the catalogs provides it".to_string(),
             });
+            s.push_str(&self.cluster_too(dependency));
             s.push_str(&evaluation_errors(dependency));
             return s;
         }
@@ -389,6 +390,26 @@ impl Words<'_> {
         ));
         s.push_str(&evaluation_errors(dependency));
         s
+    }
+
+    /// `; nor does the cluster node (olm.kubeversion {"version":"1.24.0"})` for a dependency
+    /// the cluster could have met.
+    fn cluster_too(&self, d: &Dependency) -> String {
+        let Some(c) = &self.u.cluster else {
+            return String::new();
+        };
+        if !matches!(d, Dependency::Constraint { .. } | Dependency::Gvk(_)) {
+            return String::new();
+        }
+        let props: Vec<String> = c
+            .properties
+            .iter()
+            .map(|(t, v)| format!("{t} {v}"))
+            .collect();
+        if props.is_empty() {
+            return "; nor does the cluster node (it has no properties)".to_string();
+        }
+        format!("; nor does the cluster node ({})", list(&props, "and"))
     }
 
     /// Bundles of a required package that exist but miss the range.

@@ -351,6 +351,10 @@ fn datalog(
         }
     }
     let cluster = cluster_of(inputs)?;
+    request.cluster = inputs.iter().find_map(|d| match d {
+        Data::Cluster(v) if !v.is_null() => Some((**v).clone()),
+        _ => None,
+    });
     for (node, vars) in static_inputs(inputs, creators) {
         let mut own = Adjustments::default();
         let mut notes = Vec::new();

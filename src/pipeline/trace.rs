@@ -228,6 +228,25 @@ impl Trace {
         })
     }
 
+    /// The request as the recorded producers gave it (requirements, installed state, admin
+    /// constraints, cluster).
+    pub fn request(&self) -> crate::request::Request {
+        let mut r = crate::request::Request::default();
+        for d in self.sources.values().flatten() {
+            match d {
+                Data::Requirements(q) => r.require.extend(q.iter().cloned()),
+                Data::Installed(i) => {
+                    r.installed.extend(i.installed.iter().cloned());
+                    r.keep_installed |= i.keep_installed;
+                }
+                Data::Constraints(c) => r.constraints.extend(c.iter().cloned()),
+                Data::Cluster(c) if !c.is_null() => r.cluster = Some((**c).clone()),
+                _ => {}
+            }
+        }
+        r
+    }
+
     /// Refuses a replay on another pipeline or deppy version.
     pub fn check(&self, pipeline: &Pipeline) -> Result<(), TraceError> {
         if self.pipeline != pipeline.id() {

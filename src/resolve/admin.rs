@@ -36,12 +36,26 @@ fn prohibited(set: &CatalogSet, p: &Prohibit) -> FxHashSet<BundleId> {
         Prohibit::Package(name) => of(&|b| set.package_name(b.package) == name),
         Prohibit::Bundle(name) => of(&|b| &b.name == name),
         Prohibit::Catalog(name) => of(&|b| set.catalog(b.catalog).is_some_and(|c| &c.name == name)),
+        // Nothing is installed through the channel: its entries that no other channel of
+        // the package lists.
         Prohibit::Channel { package, channel } => set
             .packages
             .iter()
             .filter(|p| set.package_name(p.id) == package)
-            .flat_map(|p| p.channels.iter().filter(|c| &c.name == channel))
-            .flat_map(|c| c.entries.iter().filter_map(|e| e.bundle))
+            .flat_map(|p| {
+                let elsewhere: FxHashSet<BundleId> = p
+                    .channels
+                    .iter()
+                    .filter(|c| &c.name != channel)
+                    .flat_map(|c| c.entries.iter().filter_map(|e| e.bundle))
+                    .collect();
+                p.channels
+                    .iter()
+                    .filter(|c| &c.name == channel)
+                    .flat_map(|c| c.entries.iter().filter_map(|e| e.bundle))
+                    .filter(move |b| !elsewhere.contains(b))
+                    .collect::<Vec<_>>()
+            })
             .collect(),
     }
 }

@@ -117,15 +117,27 @@ fn key(u: &Universe, d: &Derived, kind: ListKind<'_>, b: BundleId) -> Vec<(Tag, 
     ];
     if let ListKind::Dependency(dependent) = kind {
         k.push((Tag::Installed, Part::Flag(!u.is_installed(b))));
-        k.push((Tag::SameCatalog, Part::Flag(!d.same_catalog.contains(&(dependent, b)))));
+        k.push((
+            Tag::SameCatalog,
+            Part::Flag(!d.same_catalog.contains(&(dependent, b))),
+        ));
     }
-    k.push((Tag::Priority, Part::Priority(Reverse(u.catalog_priority(bundle.catalog)))));
-    k.push((Tag::CatalogName, Part::Text(u.catalog_name(bundle.catalog).to_string())));
+    k.push((
+        Tag::Priority,
+        Part::Priority(Reverse(u.catalog_priority(bundle.catalog))),
+    ));
+    k.push((
+        Tag::CatalogName,
+        Part::Text(u.catalog_name(bundle.catalog).to_string()),
+    ));
     k.push((Tag::Default, Part::Flag(not_default)));
     let (channel, distance) = (Part::Text(ch.to_string()), Part::Number(dist));
     match kind {
         ListKind::Dependency(_) => {
-            k.push((Tag::PackageName, Part::Text(u.package_name(bundle.package).to_string())));
+            k.push((
+                Tag::PackageName,
+                Part::Text(u.package_name(bundle.package).to_string()),
+            ));
             k.extend([(Tag::Channel, channel), (Tag::Distance, distance)]);
         }
         ListKind::Install(_) => k.extend([(Tag::Channel, channel), (Tag::Distance, distance)]),

@@ -5,6 +5,7 @@
 use rustc_hash::FxHashSet;
 
 use crate::catalog::{BundleId, ChannelGraph};
+use crate::constraint::{CandidateView, Cluster, bundle_properties};
 use crate::request::{Request, Requirement};
 
 use super::universe::Universe;
@@ -54,6 +55,7 @@ impl Channels {
 pub fn check(u: &Universe, request: &Request, selected: &[BundleId]) -> Result<(), Violation> {
     let ch = Channels::new(u);
     let name = |b: BundleId| u.bundle(b).name.clone();
+    let cluster = request.cluster_node().ok().flatten();
     let excluded = |b: BundleId| !u.is_installed(b) && (u.bundle(b).deprecated || !ch.on_any(b));
     for (i, &a) in selected.iter().enumerate() {
         for &b in &selected[i + 1..] {
@@ -94,7 +96,24 @@ pub fn check(u: &Universe, request: &Request, selected: &[BundleId]) -> Result<(
         if excluded(b) && (!pinned || u.bundle(b).deprecated) {
             return Err(Violation(format!("{} is excluded", name(b))));
         }
-        check_dependencies(u, selected, b, &excluded)?;
+        check_dependencies(u, selected, b, &excluded, cluster.as_ref())?;
+    }
+    if let Some(c) = &cluster {
+        let served = c.provides();
+        for &b in selected {
+            let provides_served = u
+                .bundle(b)
+                .provides
+                .iter()
+                .filter_map(|g| u.gvk(*g))
+                .any(|g| served.contains(g));
+            if provides_served && !u.is_installed(b) {
+                return Err(Violation(format!(
+                    "{} provides an API the cluster serves",
+                    name(b)
+                )));
+            }
+        }
     }
     if request.keep_installed {
         // Installed bundles of required packages may move (requirements checked above); the
@@ -182,9 +201,11 @@ fn check_dependencies(
     selected: &[BundleId],
     b: BundleId,
     excluded: &dyn Fn(BundleId) -> bool,
+    cluster: Option<&Cluster>,
 ) -> Result<(), Violation> {
     let bundle = u.bundle(b);
     let usable = |x: &&BundleId| !excluded(**x);
+    let served = cluster.map(Cluster::provides).unwrap_or_default();
     for req in &bundle.requires_packages {
         let ok = selected.iter().filter(usable).any(|&x| {
             let xb = u.bundle(x);
@@ -198,6 +219,9 @@ fn check_dependencies(
         }
     }
     for g in &bundle.requires_gvks {
+        if u.gvk(*g).is_some_and(|g| served.contains(g)) {
+            continue;
+        }
         if !selected
             .iter()
             .filter(usable)
@@ -216,6 +240,20 @@ fn check_dependencies(
             .any(|&x| u.bundle(x).labels.contains(l))
         {
             return Err(Violation(format!("{} needs label {l}", bundle.name)));
+        }
+    }
+    for c in &bundle.requires_constraints {
+        if cluster.is_some_and(|k| k.satisfies(c).is_match()) {
+            continue;
+        }
+        let ok = selected.iter().filter(usable).any(|&x| {
+            let xb = u.bundle(x);
+            let props = bundle_properties(xb, &u.set);
+            c.test(&CandidateView::of_bundle(xb, &u.set, &props))
+                .is_match()
+        });
+        if !ok {
+            return Err(Violation(format!("{} needs {}", bundle.name, c.describe())));
         }
     }
     Ok(())

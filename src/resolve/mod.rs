@@ -7,9 +7,11 @@ mod candidates;
 mod check;
 mod constraints;
 mod derive;
+pub mod hints;
 mod problem;
 pub mod reason;
 mod universe;
+pub mod why;
 
 use crate::catalog::{CatalogId, CatalogSet, ChannelError};
 use crate::request::Request;
@@ -21,6 +23,7 @@ use crate::solver::{self, DerivationTree, Entry, Problem, SolveError, SolveOptio
 
 pub use admin::{admin_adjustments, cluster_adjustments};
 pub use answer::{Action, Answer, Selected, Unneeded, Via};
+pub use candidates::{ListKind, Preference};
 pub use check::{Violation, check};
 pub use constraints::ConstraintMatches;
 pub use derive::{Edge, Exclusion, Mismatch};
@@ -154,6 +157,7 @@ impl Prepared {
         let mut universe = Universe::new(self.set.clone(), &request)?;
         universe.rules = adjust.rules.clone();
         universe.notes = adjust.warnings.clone();
+        universe.cluster = cluster.cloned();
         check_channels(&self.set, &self.orders, &request)?;
         let matches = self
             .constraints

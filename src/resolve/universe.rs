@@ -27,6 +27,8 @@ pub struct Universe {
     pub rules: Vec<super::Rule>,
     /// Warnings those rules raised (installed bundles violating one, evaluation errors).
     pub notes: Vec<String>,
+    /// The cluster node, when the request gives one.
+    pub cluster: Option<crate::constraint::Cluster>,
 }
 
 impl Universe {
@@ -39,6 +41,7 @@ impl Universe {
             installed: Vec::new(),
             rules: Vec::new(),
             notes: Vec::new(),
+            cluster: None,
         };
         for (i, inst) in request.installed.iter().enumerate() {
             let id = match u.find_catalog_bundle(inst) {

@@ -242,13 +242,10 @@ fn make_bundle(
     let mut requires_constraints = Vec::with_capacity(b.constraint_sources.len());
     for (field, kind, raw) in &b.constraint_sources {
         let c = crate::constraint::Constraint::parse_typed(kind, raw.get(), &limits, cel).map_err(
-            |e| {
-                let path = e.path().filter(|p| !p.is_empty()).map(str::to_string);
-                LoadError::Invalid {
-                    origin: b.origin.clone(),
-                    field: path.map_or_else(|| field.clone(), |p| format!("{field}.{p}")),
-                    message: format!("bundle {}: {kind}: {e}", b.name),
-                }
+            |e| LoadError::Invalid {
+                origin: b.origin.clone(),
+                field: field.clone(),
+                message: format!("bundle {}: {kind}: {e}", b.name),
             },
         )?;
         requires_constraints.push(c);

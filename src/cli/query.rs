@@ -1,0 +1,166 @@
+//! `deppy why TARGET` and `deppy why-not TARGET`: run the request, then answer the question
+//! about one bundle (or a package's bundle).
+
+use anyhow::bail;
+use clap::Args;
+
+use deppy::catalog::BundleId;
+use deppy::explain::{Detail, explain_failure, why as words};
+use deppy::pipeline::Resolution;
+use deppy::resolve::why::WhyNot;
+use deppy::resolve::{Adjustments, Outcome, Resolver, Rule};
+
+use super::resolve::RequestArgs;
+use super::{EXIT_FAILED, EXIT_OK};
+
+/// `deppy why` / `deppy why-not` arguments.
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// A bundle name, or a package name (its selected bundle; for why-not, its most preferred
+    /// bundle).
+    pub target: String,
+    #[command(flatten)]
+    pub request: RequestArgs,
+}
+
+fn resolve(args: &QueryArgs) -> anyhow::Result<Resolution> {
+    let sources = args.request.sources()?;
+    let mut pipeline = args.request.pipeline()?;
+    let run = pipeline.run(&sources);
+    run.result
+        .map_err(|f| anyhow::anyhow!("pipeline node {:?} failed: {}", f.node, f.error))
+}
+
+fn selected(r: &Resolution) -> anyhow::Result<&[BundleId]> {
+    match &r.outcome {
+        Outcome::Resolved(a) => Ok(&a.bundles),
+        Outcome::Unsatisfiable(_) => {
+            bail!(
+                "the request is unsatisfiable, so nothing is in an answer; run `deppy resolve` for why"
+            )
+        }
+    }
+}
+
+/// Bundles named `target`, else the bundles of package `target`.
+fn targets(r: &Resolution, target: &str) -> Vec<BundleId> {
+    let set = &r.universe().set;
+    let by_name: Vec<BundleId> = set
+        .bundles
+        .iter()
+        .filter(|b| b.name == target)
+        .map(|b| b.id)
+        .collect();
+    if !by_name.is_empty() {
+        return by_name;
+    }
+    set.package_id(target)
+        .map(|p| set.bundles_of(p).to_vec())
+        .unwrap_or_default()
+}
+
+/// Runs `deppy why`.
+pub fn why(args: QueryArgs) -> anyhow::Result<u8> {
+    let r = resolve(&args)?;
+    let sel = selected(&r)?;
+    let all = targets(&r, &args.target);
+    if all.is_empty() {
+        bail!(
+            "no bundle or package named {:?} in the catalogs",
+            args.target
+        );
+    }
+    let model = &r.variables.model;
+    match all.iter().find_map(|b| model.why(sel, *b).map(|c| (*b, c))) {
+        Some((b, chain)) => {
+            print!("{}", words::why(model, r.request(), b, &chain));
+            Ok(EXIT_OK)
+        }
+        None => {
+            println!(
+                "{} is not in the answer; see `deppy why-not {}`",
+                args.target, args.target
+            );
+            Ok(EXIT_FAILED)
+        }
+    }
+}
+
+/// Runs `deppy why-not`.
+pub fn why_not(args: QueryArgs) -> anyhow::Result<u8> {
+    let sources = args.request.sources()?;
+    let r = resolve(&args)?;
+    let sel = selected(&r)?;
+    let model = &r.variables.model;
+    let all = targets(&r, &args.target);
+    // A package: its most preferred bundle not in the answer (default-channel head first).
+    let Some(&target) = all.iter().rev().find(|b| !sel.contains(b)).or(all.first()) else {
+        bail!(
+            "no bundle or package named {:?} in the catalogs",
+            args.target
+        );
+    };
+    let target = preferred_unselected(&r, &all, sel).unwrap_or(target);
+    let answer = model.why_not(sel, target);
+    let (feasible, proof) = if matches!(answer, WhyNot::Selected) {
+        (None, None)
+    } else {
+        feasibility(&r, &sources.request, target)?
+    };
+    print!(
+        "{}",
+        words::why_not(
+            model,
+            r.request(),
+            target,
+            &answer,
+            feasible.as_deref(),
+            proof.as_deref()
+        )
+    );
+    Ok(if matches!(answer, WhyNot::Selected) {
+        EXIT_FAILED
+    } else {
+        EXIT_OK
+    })
+}
+
+/// Among a package's bundles, the highest version not selected.
+fn preferred_unselected(r: &Resolution, all: &[BundleId], sel: &[BundleId]) -> Option<BundleId> {
+    let set = &r.universe().set;
+    all.iter()
+        .filter(|b| !sel.contains(b))
+        .filter_map(|b| set.bundle(*b))
+        .max_by(|a, b| a.version.cmp(&b.version).then(b.name.cmp(&a.name)))
+        .map(|b| b.id)
+}
+
+/// Resolves again with `target` required: the bundles selected then, or the proof that it
+/// cannot be.
+fn feasibility(
+    r: &Resolution,
+    request: &deppy::request::Request,
+    target: BundleId,
+) -> anyhow::Result<(Option<Vec<String>>, Option<String>)> {
+    let resolver = Resolver::new(r.universe().set.clone());
+    let name = r.universe().bundle(target).name.clone();
+    let adjust = Adjustments {
+        rules: vec![Rule {
+            origin: "your question".into(),
+            description: format!("what if {name} were installed"),
+        }],
+        required: vec![(target, 0)],
+        ..Adjustments::default()
+    };
+    let (u, outcome) = resolver.resolve_adjusted(request, &adjust)?;
+    Ok(match outcome {
+        Outcome::Resolved(a) => (
+            Some(a.selected.iter().map(|s| s.bundle.clone()).collect()),
+            None,
+        ),
+        Outcome::Unsatisfiable(f) => (
+            None,
+            Some(explain_failure(&f, &u, request, Detail::Summary)),
+        ),
+    })
+}
