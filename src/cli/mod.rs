@@ -1,9 +1,12 @@
 //! Argument definitions and dispatch for the `deppy` binary.
 
 mod catalog;
+mod check;
+mod graph;
 mod pipeline;
 mod query;
 mod resolve;
+mod test;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -36,6 +39,11 @@ enum Command {
     /// Why a bundle is not in the answer: excluded, less preferred, or impossible.
     #[command(name = "why-not")]
     WhyNot(query::QueryArgs),
+    /// Run scenario folders (request.yaml + catalogs + expected.txt); exit 1 on any
+    /// difference; --update rewrites the expectations.
+    Test(test::TestArgs),
+    /// Draw a package's channel graphs or a resolution as Graphviz DOT or Mermaid.
+    Graph(graph::GraphArgs),
     /// Re-run an execution from a trace's recorded source events (no catalog files needed).
     Replay(pipeline::ReplayArgs),
     /// Resolve, then re-resolve and print what changed whenever a catalog file changes.
@@ -65,6 +73,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Solve(args) => resolve::solve(args),
         Command::Why(args) => query::why(args),
         Command::WhyNot(args) => query::why_not(args),
+        Command::Graph(args) => graph::run(args),
+        Command::Test(args) => test::run(args),
         Command::Replay(args) => pipeline::replay(args),
         Command::Watch(args) => pipeline::watch(args),
         Command::Pipeline(cmd) => pipeline::pipeline(cmd),

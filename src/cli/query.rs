@@ -90,7 +90,8 @@ pub fn why(args: QueryArgs) -> anyhow::Result<u8> {
 pub fn why_not(args: QueryArgs) -> anyhow::Result<u8> {
     let sources = args.request.sources()?;
     let r = resolve(&args)?;
-    let sel = selected(&r)?;
+    // Unsatisfiable: nothing is selected, but exclusions and rejections still say why.
+    let sel: &[BundleId] = selected(&r).unwrap_or(&[]);
     let model = &r.variables.model;
     let all = targets(&r, &args.target);
     // A package: its most preferred bundle not in the answer (default-channel head first).
@@ -102,7 +103,7 @@ pub fn why_not(args: QueryArgs) -> anyhow::Result<u8> {
     };
     let target = preferred_unselected(&r, &all, sel).unwrap_or(target);
     let answer = model.why_not(sel, target);
-    let (feasible, proof) = if matches!(answer, WhyNot::Selected) {
+    let (feasible, proof) = if matches!(answer, WhyNot::Selected | WhyNot::Excluded(_)) {
         (None, None)
     } else {
         feasibility(&r, &sources.request, target)?

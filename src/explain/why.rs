@@ -33,10 +33,13 @@ pub fn preference(p: &Preference) -> String {
         Preference::DefaultChannel => "it is in its package's default channel".into(),
         Preference::PackageName => "its package name sorts first".into(),
         Preference::ChannelName(a, b) => format!("its channel {a} sorts before {b}"),
-        Preference::HeadDistance(a, b) => format!(
-            "it is nearer its channel head ({a} {} from the head, against {b})",
-            if *a == 1 { "step" } else { "steps" }
+        Preference::HeadDistance(0, b) => format!(
+            "it is its channel's head (the other is {b} {} below)",
+            if *b == 1 { "step" } else { "steps" }
         ),
+        Preference::HeadDistance(a, b) => {
+            format!("it is nearer its channel's head ({a} steps below it, against {b})")
+        }
         Preference::NewerVersion => "its version is higher".into(),
         Preference::Name => "its name sorts first".into(),
     }

@@ -1,0 +1,170 @@
+//! Installability of a catalog set, like Debian's dose-distcheck: for every channel head (or
+//! every bundle), can it be installed on an empty cluster, and if not, why (one line).
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::catalog::{BundleId, CatalogSet, ChannelGraph};
+use crate::explain::{Detail, explain_failure};
+use crate::request::{Request, Requirement};
+use crate::resolve::{Outcome, Resolver};
+
+/// One checked bundle.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Row {
+    /// Package.
+    pub package: String,
+    /// Bundle.
+    pub bundle: String,
+    /// Catalog.
+    pub catalog: String,
+    /// Channel it heads (empty when checking every bundle and it heads none).
+    pub channel: String,
+    /// Whether it can be installed alone on an empty cluster.
+    pub installable: bool,
+    /// Why not, in one line (empty when installable).
+    pub reason: String,
+}
+
+/// What to check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The head of every channel.
+    Heads,
+    /// Every bundle.
+    All,
+}
+
+/// The bundles to check, with the channel each heads, in id order.
+fn targets(set: &CatalogSet, scope: Scope) -> Vec<(BundleId, String)> {
+    let mut heads: Vec<(BundleId, String)> = Vec::new();
+    for p in &set.packages {
+        for ch in &p.channels {
+            let Ok(g) = ChannelGraph::build(ch) else {
+                continue;
+            };
+            if let Some(b) = ch.entries.get(g.head()).and_then(|e| e.bundle) {
+                heads.push((b, ch.name.clone()));
+            }
+        }
+    }
+    heads.sort();
+    heads.dedup_by_key(|(b, _)| *b);
+    match scope {
+        Scope::Heads => heads,
+        Scope::All => set
+            .bundles
+            .iter()
+            .map(|b| {
+                let ch = heads
+                    .iter()
+                    .find(|(h, _)| *h == b.id)
+                    .map(|(_, c)| c.clone());
+                (b.id, ch.unwrap_or_default())
+            })
+            .collect(),
+    }
+}
+
+/// The explanation's most specific line: its last bullet.
+fn one_line(explanation: &str) -> String {
+    explanation
+        .lines()
+        .rev()
+        .find_map(|l| l.trim_start().strip_prefix("- "))
+        .unwrap_or("no resolution exists")
+        .to_string()
+}
+
+fn check_one(resolver: &Resolver, b: BundleId, channel: String) -> Option<Row> {
+    let set = resolver.catalogs();
+    let bundle = set.bundle(b)?;
+    let catalog = set.catalog(bundle.catalog)?.name.clone();
+    let package = set.package_name(bundle.package).to_string();
+    let request = Request {
+        require: vec![Requirement {
+            package: package.clone(),
+            bundle: Some(bundle.name.clone()),
+            catalog: Some(catalog.clone()),
+            ..Requirement::default()
+        }],
+        ..Request::default()
+    };
+    let (installable, reason) = match resolver.resolve(&request) {
+        Ok((_, Outcome::Resolved(_))) => (true, String::new()),
+        Ok((u, Outcome::Unsatisfiable(f))) => (
+            false,
+            one_line(&explain_failure(&f, &u, &request, Detail::Summary)),
+        ),
+        Err(e) => (false, e.to_string()),
+    };
+    Some(Row {
+        package,
+        bundle: bundle.name.clone(),
+        catalog,
+        channel,
+        installable,
+        reason,
+    })
+}
+
+/// Checks every target on up to `available_parallelism` threads; rows in id order.
+pub fn check(resolver: &Resolver, scope: Scope) -> Vec<Row> {
+    let jobs = targets(resolver.catalogs(), scope);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(jobs.len())
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let rows: Mutex<Vec<(usize, Row)>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut local = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((b, ch)) = jobs.get(i) else { break };
+                    local.extend(check_one(resolver, *b, ch.clone()).map(|r| (i, r)));
+                }
+                if let Ok(mut r) = rows.lock() {
+                    r.extend(local);
+                }
+            });
+        }
+    });
+    let mut rows = rows.into_inner().unwrap_or_default();
+    rows.sort_by_key(|(i, _)| *i);
+    rows.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The rows as a text table: `installable  package  bundle  catalog/channel  reason`.
+pub fn to_text(rows: &[Row]) -> String {
+    let bad = rows.iter().filter(|r| !r.installable).count();
+    let mut out = String::new();
+    let w_pkg = rows.iter().map(|r| r.package.len()).max().unwrap_or(0);
+    let w_b = rows.iter().map(|r| r.bundle.len()).max().unwrap_or(0);
+    for r in rows {
+        let place = if r.channel.is_empty() {
+            r.catalog.clone()
+        } else {
+            format!("{}/{}", r.catalog, r.channel)
+        };
+        let mark = if r.installable {
+            "installable    "
+        } else {
+            "NOT installable"
+        };
+        let line = format!(
+            "{mark}  {:<w_pkg$}  {:<w_b$}  {place}  {}",
+            r.package, r.bundle, r.reason
+        );
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "{} checked, {} installable, {bad} not installable\n",
+        rows.len(),
+        rows.len() - bad
+    ));
+    out
+}
