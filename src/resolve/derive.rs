@@ -200,7 +200,9 @@ pub fn run<'a>(
     matches: &super::ConstraintMatches,
 ) -> Derived {
     let mut rt = Crepe::new();
-    load_catalog(&mut rt, u, orders);
+    let required: Vec<PackageId> = requirements.iter().filter_map(|r| r.package).collect();
+    let reach = super::reach::reachable(u, &required, adjust, matches);
+    load_catalog(&mut rt, u, orders, &reach);
     for (r, req) in requirements.iter().enumerate() {
         let r = r as u32;
         let Some(p) = req.package else { continue };
@@ -213,7 +215,11 @@ pub fn run<'a>(
     rt.extend(u.installed.iter().map(|b| Installed(*b)));
     rt.extend(adjust.removed.iter().map(|(b, i)| Removed(*b, *i)));
     rt.extend(adjust.required.iter().map(|(b, _)| Seeded(*b)));
-    for ((a, d), bs) in &matches.matches {
+    for ((a, d), bs) in matches
+        .matches
+        .iter()
+        .filter(|((a, _), _)| reach.contains(&u.package_of(*a)))
+    {
         rt.extend(bs.iter().map(|b| ConstraintMatch(*a, *d, *b)));
     }
     let mut d = collect(rt.run_with_hasher::<rustc_hash::FxBuildHasher>());
@@ -226,8 +232,14 @@ pub fn run<'a>(
     d
 }
 
-fn load_catalog<'a>(rt: &mut Crepe<'a>, u: &'a Universe, orders: &'a ChannelOrders) {
-    for b in u.bundles() {
+fn load_catalog<'a>(
+    rt: &mut Crepe<'a>,
+    u: &'a Universe,
+    orders: &'a ChannelOrders,
+    reach: &rustc_hash::FxHashSet<PackageId>,
+) {
+    let on = |b: &BundleId| reach.contains(&u.package_of(*b));
+    for b in u.bundles().filter(|b| reach.contains(&b.package)) {
         rt.extend([Bundle(b.id, b.package, b.catalog, &b.version)]);
         rt.extend([BundleName(b.id, &b.name)]);
         rt.extend(b.provides.iter().map(|g| Provides(b.id, *g)));
@@ -255,14 +267,27 @@ fn load_catalog<'a>(rt: &mut Crepe<'a>, u: &'a Universe, orders: &'a ChannelOrde
         orders
             .members
             .iter()
+            .filter(|(b, _, _)| on(b))
             .map(|(b, ch, d)| ChannelMember(*b, ch, *d)),
     );
-    rt.extend(orders.deprecated.keys().map(|b| CatalogDeprecated(*b)));
-    rt.extend(orders.malformed.iter().map(|b| InMalformedChannel(*b)));
+    rt.extend(
+        orders
+            .deprecated
+            .keys()
+            .filter(|b| on(b))
+            .map(|b| CatalogDeprecated(*b)),
+    );
+    rt.extend(
+        orders
+            .malformed
+            .iter()
+            .filter(|b| on(b))
+            .map(|b| InMalformedChannel(*b)),
+    );
     for (i, c) in u.set.catalogs.iter().enumerate() {
         rt.extend([CatalogPriority(CatalogId(i as u32), c.priority)]);
     }
-    for p in &u.set.packages {
+    for p in u.set.packages.iter().filter(|p| reach.contains(&p.id)) {
         if let Some(dc) = &p.default_channel {
             rt.extend([DefaultChannel(p.id, p.catalog, dc)]);
         }

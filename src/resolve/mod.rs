@@ -9,6 +9,7 @@ mod constraints;
 mod derive;
 pub mod hints;
 mod problem;
+mod reach;
 pub mod reason;
 mod universe;
 pub mod why;

@@ -1,0 +1,68 @@
+//! The packages one request can reach: a superset of what the Datalog derivation can touch,
+//! computed before it runs so only those packages' facts are loaded (the derivation is
+//! demand-driven, but crepe takes every input fact it is given).
+
+use rustc_hash::FxHashSet;
+
+use crate::catalog::{BundleId, PackageId};
+
+use super::universe::Universe;
+use super::{Adjustments, ConstraintMatches};
+
+/// Packages reachable from the requirements (`required`), installed bundles and mandatory
+/// static variables through any bundle's package, API, label and constraint dependencies.
+pub fn reachable(
+    u: &Universe,
+    required: &[PackageId],
+    adjust: &Adjustments,
+    matches: &ConstraintMatches,
+) -> FxHashSet<PackageId> {
+    let mut seen: FxHashSet<PackageId> = FxHashSet::default();
+    let mut queue: Vec<PackageId> = required.to_vec();
+    queue.extend(u.installed.iter().map(|b| u.package_of(*b)));
+    queue.extend(adjust.required.iter().map(|(b, _)| u.package_of(*b)));
+    let mut labels_done = false;
+    while let Some(p) = queue.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        let bundles: Vec<BundleId> = u
+            .set
+            .bundles_of(p)
+            .iter()
+            .copied()
+            .chain(
+                u.installed
+                    .iter()
+                    .copied()
+                    .filter(|b| u.package_of(*b) == p),
+            )
+            .collect();
+        for b in bundles {
+            let bd = u.bundle(b);
+            queue.extend(
+                bd.requires_packages
+                    .iter()
+                    .filter_map(|r| u.set.package_id(&r.package)),
+            );
+            for g in &bd.requires_gvks {
+                queue.extend(u.set.providers(*g).iter().map(|x| u.package_of(*x)));
+            }
+            if !bd.requires_labels.is_empty() && !labels_done {
+                // Rare: every package with a label joins once.
+                labels_done = true;
+                queue.extend(
+                    u.bundles()
+                        .filter(|x| !x.labels.is_empty())
+                        .map(|x| x.package),
+                );
+            }
+            let base = super::constraints::first_constraint_dependency(bd);
+            for k in 0..bd.requires_constraints.len() as u32 {
+                let found = matches.matches.get(&(b, base + k)).into_iter().flatten();
+                queue.extend(found.map(|x| u.package_of(*x)));
+            }
+        }
+    }
+    seen
+}
