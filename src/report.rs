@@ -171,3 +171,20 @@ fn via_word(v: crate::resolve::Via) -> &'static str {
         Via::Dependency => "needed by a dependency",
     }
 }
+
+/// A plan in words, one step a line: `1. install csi-addons.v0.14.0 (needed by ...)`.
+pub fn plan_to_text(steps: &[crate::resolve::plan::Step]) -> String {
+    let mut out = String::from("Plan:\n");
+    for s in steps {
+        let mut line = format!("  {}. {} {}", s.step, s.action, s.bundle);
+        if let (Some(from), Some(via)) = (&s.from, s.via) {
+            line.push_str(&format!(" from {from} ({})", via_word(via)));
+        }
+        if !s.needed_by.is_empty() {
+            line.push_str(&format!(" (needed by {})", s.needed_by.join(", ")));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}

@@ -44,6 +44,14 @@ enum Command {
     Test(test::TestArgs),
     /// Draw a package's channel graphs or a resolution as Graphviz DOT or Mermaid.
     Graph(graph::GraphArgs),
+    /// The answer as an ordered plan: installs and upgrades after what they depend on, then
+    /// removals (text, JSON or YAML).
+    Plan(query::PlanArgs),
+    /// Print shell completions.
+    Completions {
+        /// Shell.
+        shell: clap_complete::Shell,
+    },
     /// Re-run an execution from a trace's recorded source events (no catalog files needed).
     Replay(pipeline::ReplayArgs),
     /// Resolve, then re-resolve and print what changed whenever a catalog file changes.
@@ -74,6 +82,12 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Why(args) => query::why(args),
         Command::WhyNot(args) => query::why_not(args),
         Command::Graph(args) => graph::run(args),
+        Command::Plan(args) => query::plan(args),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "deppy", &mut std::io::stdout());
+            Ok(EXIT_OK)
+        }
         Command::Test(args) => test::run(args),
         Command::Replay(args) => pipeline::replay(args),
         Command::Watch(args) => pipeline::watch(args),

@@ -165,3 +165,35 @@ fn feasibility(
         ),
     })
 }
+
+/// `deppy plan` arguments.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub request: RequestArgs,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = super::Format::Text)]
+    pub output: super::Format,
+}
+
+/// Runs `deppy plan`: the answer's actions in order, or the failure's explanation.
+pub fn plan(args: PlanArgs) -> anyhow::Result<u8> {
+    let sources = args.request.sources()?;
+    let mut pipeline = args.request.pipeline()?;
+    let r = pipeline
+        .run(&sources)
+        .result
+        .map_err(|f| anyhow::anyhow!("pipeline node {:?} failed: {}", f.node, f.error))?;
+    match &r.outcome {
+        Outcome::Resolved(a) => {
+            let steps = r.variables.model.plan(a);
+            let text = || deppy::report::plan_to_text(&steps);
+            print!("{}", super::catalog::render(&steps, args.output, text)?);
+            Ok(EXIT_OK)
+        }
+        Outcome::Unsatisfiable(f) => {
+            print!("{}", explain_failure(f, r.universe(), r.request(), Detail::Summary));
+            Ok(EXIT_FAILED)
+        }
+    }
+}

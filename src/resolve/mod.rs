@@ -8,6 +8,7 @@ mod check;
 mod constraints;
 mod derive;
 pub mod hints;
+pub mod plan;
 mod problem;
 mod reach;
 pub mod reason;
