@@ -107,12 +107,34 @@ fn graphs() {
 
 #[test]
 fn plans_and_completions() {
-    snap("plan_all_actions", &["plan", "tests/scenarios/answer-all-actions/request.yaml"]);
-    snap("plan_odf_yaml", &["plan", "--catalog", "catalogs/odf-dev", "--require", "ocs-client-operator", "-o", "yaml"]);
-    let (code, out) = deppy(&["plan", "tests/scenarios/answer-all-actions/request.yaml", "-o", "json"]);
+    snap(
+        "plan_all_actions",
+        &["plan", "tests/scenarios/answer-all-actions/request.yaml"],
+    );
+    snap(
+        "plan_odf_yaml",
+        &[
+            "plan",
+            "--catalog",
+            "catalogs/odf-dev",
+            "--require",
+            "ocs-client-operator",
+            "-o",
+            "yaml",
+        ],
+    );
+    let (code, out) = deppy(&[
+        "plan",
+        "tests/scenarios/answer-all-actions/request.yaml",
+        "-o",
+        "json",
+    ]);
     assert_eq!(code, 0);
     let steps: Vec<serde_json::Value> = serde_json::from_str(&out).expect("json");
-    assert_eq!(steps.last().map(|s| s["action"].clone()), Some("remove".into()));
+    assert_eq!(
+        steps.last().map(|s| s["action"].clone()),
+        Some("remove".into())
+    );
     for shell in ["bash", "zsh", "fish"] {
         let (code, out) = deppy(&["completions", shell]);
         assert_eq!(code, 0);

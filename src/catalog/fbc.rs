@@ -41,6 +41,9 @@ struct FileJob {
     catalog: usize,
     path: PathBuf,
     format: Option<Format>,
+    /// The text, when it is not read from `path` (a catalog rendered from bundle
+    /// directories).
+    text: Option<String>,
 }
 
 fn format_of(path: &Path) -> Option<Format> {
@@ -58,9 +61,11 @@ fn io_error(path: &Path, source: std::io::Error) -> LoadError {
     }
 }
 
-/// Files of one catalog: the path itself when it is a file (any extension), else every
-/// `.json` / `.yaml` / `.yml` file below it, depth first in sorted name order. Hidden
-/// entries (`.name`) are skipped; a symlinked directory is read once.
+/// Files of one catalog: the path itself when it is a file (any extension); one JSON text
+/// rendered from bundle directories when it is a bundle directory or a directory of them
+/// (`super::bundle_dir`); else every `.json` / `.yaml` / `.yml` file below it, depth first
+/// in sorted name order. Hidden entries (`.name`) are skipped; a symlinked directory is read
+/// once.
 fn collect_files(
     catalog: usize,
     source: &CatalogSource,
@@ -79,6 +84,16 @@ fn collect_files(
             catalog,
             path: path.clone(),
             format: format_of(path),
+            text: None,
+        });
+        return Ok(());
+    }
+    if let Some(file) = super::bundle_dir::render_catalog_dir(path)? {
+        out.push(FileJob {
+            catalog,
+            path: PathBuf::from(file.path),
+            format: Some(Format::Json),
+            text: Some(file.text),
         });
         return Ok(());
     }
@@ -116,6 +131,7 @@ fn collect_files(
                 catalog,
                 path: entry,
                 format: Some(format),
+                text: None,
             });
         }
     }
@@ -135,6 +151,10 @@ fn sorted_dir(dir: &Path) -> Result<Vec<(PathBuf, std::fs::FileType)>, LoadError
 }
 
 fn parse_file(job: &FileJob, keep_heavy: bool) -> Result<Records, LoadError> {
+    if let Some(text) = &job.text {
+        let file = job.path.display().to_string();
+        return parse_bytes(&file, text.as_bytes(), job.format, keep_heavy);
+    }
     let bytes = std::fs::read(&job.path).map_err(|e| io_error(&job.path, e))?;
     parse_bytes(
         &job.path.display().to_string(),

@@ -1,6 +1,7 @@
 //! Catalogs: loading File-Based Catalogs (JSON and YAML), the merged and interned model, and
 //! channel graphs.
 
+mod bundle_dir;
 mod channel;
 mod error;
 mod fbc;
@@ -10,6 +11,9 @@ mod model;
 mod mutate;
 mod set;
 
+pub use bundle_dir::{
+    RenderedCatalog, find_bundle_dirs, is_bundle_dir, render_bundle_dirs, rendered_path,
+};
 pub use channel::{ChannelError, ChannelGraph, Edge};
 pub use error::{LoadError, Warning, WarningKind};
 pub use fbc::{FileCache, LoadOptions, SourceFile, read_catalog};

@@ -1,13 +1,16 @@
-//! `deppy catalog inspect|validate PATH[:PRIORITY]... [-o text|json|yaml]`.
+//! `deppy catalog inspect|validate PATH[:PRIORITY]... [-o text|json|yaml]` and
+//! `deppy catalog render DIR... [-o json|yaml]`.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use super::{EXIT_FAILED, EXIT_OK, Format};
-use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions, inspect};
+use deppy::catalog::{
+    CatalogSet, CatalogSource, LoadOptions, find_bundle_dirs, inspect, render_bundle_dirs,
+};
 
 /// Catalog subcommands.
 #[derive(Debug, Subcommand)]
@@ -16,6 +19,60 @@ pub enum CatalogCommand {
     Inspect(CatalogArgs),
     /// Check every channel graph and every reference; exit 1 when any error is found.
     Validate(CatalogArgs),
+    /// Installability of every channel head (or every bundle with --all); exit 1 when one is
+    /// not installable.
+    Check(super::check::CheckArgs),
+    /// Render bundle directories (manifests/ and metadata/), or directories of them
+    /// (<pkg>/<version>/), to File-Based Catalog documents, as opm render does; channels
+    /// are built in replaces mode.
+    Render(RenderArgs),
+}
+
+/// Output format of `deppy catalog render`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum RenderFormat {
+    /// Indented JSON documents, one after the other.
+    #[default]
+    Json,
+    /// YAML documents separated by `---`.
+    Yaml,
+}
+
+/// Arguments of `deppy catalog render`.
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// A bundle directory, or a directory whose children or grandchildren are bundle
+    /// directories.
+    #[arg(required = true, value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = RenderFormat::Json)]
+    output: RenderFormat,
+}
+
+/// Renders the bundle directories `args` names and prints the FBC.
+fn render_dirs(args: &RenderArgs) -> anyhow::Result<String> {
+    let mut dirs = Vec::new();
+    for dir in &args.dirs {
+        if !dir.exists() {
+            bail!("{}: no such directory", dir.display());
+        }
+        match find_bundle_dirs(dir)? {
+            Some(found) => dirs.extend(found),
+            None => bail!(
+                "{}: not a bundle directory (manifests/ and metadata/) nor a directory of them",
+                dir.display()
+            ),
+        }
+    }
+    let rendered = render_bundle_dirs(&dirs)?;
+    for w in &rendered.warnings {
+        log::warn!("{w}");
+    }
+    Ok(match args.output {
+        RenderFormat::Json => rendered.to_json_pretty(),
+        RenderFormat::Yaml => rendered.to_yaml()?,
+    })
 }
 
 /// Arguments shared by the catalog subcommands.
@@ -116,6 +173,7 @@ pub fn run(cmd: CatalogCommand) -> anyhow::Result<u8> {
             print!("{}", render(&report, args.output, || report.to_text())?);
             Ok(EXIT_OK)
         }
+        CatalogCommand::Check(args) => super::check::run(args),
         CatalogCommand::Validate(args) => {
             let set = load(&args.paths)?;
             let report = inspect::validate(&set);
@@ -125,6 +183,10 @@ pub fn run(cmd: CatalogCommand) -> anyhow::Result<u8> {
             } else {
                 EXIT_OK
             })
+        }
+        CatalogCommand::Render(args) => {
+            print!("{}", render_dirs(&args)?);
+            Ok(EXIT_OK)
         }
     }
 }

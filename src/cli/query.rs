@@ -192,7 +192,10 @@ pub fn plan(args: PlanArgs) -> anyhow::Result<u8> {
             Ok(EXIT_OK)
         }
         Outcome::Unsatisfiable(f) => {
-            print!("{}", explain_failure(f, r.universe(), r.request(), Detail::Summary));
+            print!(
+                "{}",
+                explain_failure(f, r.universe(), r.request(), Detail::Summary)
+            );
             Ok(EXIT_FAILED)
         }
     }

@@ -6,9 +6,9 @@ use rustc_hash::FxHashMap;
 use crate::catalog::BundleId;
 use crate::solver::{Constraint, Var};
 
+use super::Model;
 use super::answer::{Action, Answer, Via};
 use super::problem::Subject;
-use super::Model;
 
 /// One step of a plan.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -74,7 +74,9 @@ impl Model {
                 .iter()
                 .position(|s| {
                     let b = by_name.get(s.bundle.as_str()).copied();
-                    edges.iter().all(|(f, t)| Some(*f) != b || *t == *f || done.contains(t))
+                    edges
+                        .iter()
+                        .all(|(f, t)| Some(*f) != b || *t == *f || done.contains(t))
                 })
                 .unwrap_or(0);
             let s = pending.remove(ready);

@@ -20,11 +20,19 @@ pub struct SourceFile {
 }
 
 /// Reads every file of a catalog (the same files, in the same order, as
-/// [`CatalogSet::load`]).
+/// [`CatalogSet::load`]). A catalog of bundle directories is one file: its rendering.
 pub fn read_catalog(source: &CatalogSource) -> Result<Vec<SourceFile>, LoadError> {
     let mut jobs: Vec<FileJob> = Vec::new();
     collect_files(0, source, &mut jobs)?;
-    jobs.iter().map(|j| read_file(&j.path)).collect()
+    jobs.into_iter()
+        .map(|j| match j.text {
+            Some(text) => Ok(SourceFile {
+                path: j.path.display().to_string(),
+                text,
+            }),
+            None => read_file(&j.path),
+        })
+        .collect()
 }
 
 fn read_file(path: &std::path::Path) -> Result<SourceFile, LoadError> {

@@ -1,0 +1,201 @@
+//! Bundle directories (registry+v1: `manifests/` with the ClusterServiceVersion and CRDs,
+//! `metadata/` with `annotations.yaml` and optional dependencies and properties) rendered to
+//! File-Based Catalog documents the way `opm render` renders them, with channels built in
+//! replaces mode. The catalog loader feeds the rendered JSON text through the FBC parser, so
+//! everything downstream (pipeline, traces, replay) sees an ordinary FBC file.
+//!
+//! Mapping, per bundle directory:
+//!
+//! - package: the annotation `operators.operatorframework.io.bundle.package.v1` (not the
+//!   directory name); channels and default channel: the channel annotations;
+//! - name, version, `replaces`, `skips`: the CSV's `metadata.name` and `spec`; `skipRange`:
+//!   its `olm.skipRange` annotation;
+//! - `olm.gvk`: every version of every CRD manifest, the CSV's owned API services, listed
+//!   `olm.gvk` properties; `olm.gvk.required`: the CSV's required CRDs and API services,
+//!   `olm.gvk` dependencies; `olm.package.required`: `olm.package` dependencies (their
+//!   `version` is a range); other dependencies and properties (`metadata/` and the CSV's
+//!   `olm.properties` annotation) pass through;
+//! - the first file under `metadata/` (name order) that holds annotations, dependencies or
+//!   properties is the one that counts for each, whatever its name; only the first document
+//!   of any file counts.
+
+mod channels;
+mod csv;
+mod detect;
+mod doc;
+mod props;
+mod read;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use self::channels::{BundleDoc, ChannelDoc, PackageDoc, package_docs};
+use self::read::{BundleDir, read_bundle};
+use super::error::LoadError;
+use super::fbc::SourceFile;
+
+pub use detect::{find_bundle_dirs, is_bundle_dir};
+
+/// One rendered FBC document.
+#[derive(Debug, serde::Serialize)]
+#[serde(untagged)]
+enum Document {
+    Package(PackageDoc),
+    Channel(ChannelDoc),
+    Bundle(BundleDoc),
+}
+
+/// File-Based Catalog documents rendered from bundle directories: per package (in name
+/// order) its `olm.package` document, its channels and its bundles (each in name order).
+#[derive(Debug)]
+pub struct RenderedCatalog {
+    docs: Vec<Document>,
+    packages: usize,
+    bundles: usize,
+    /// Tolerated oddities (a bundle left out of a channel, ignored dependency keys, ...),
+    /// in directory order.
+    pub warnings: Vec<String>,
+}
+
+impl RenderedCatalog {
+    /// The documents as JSON, one compact document per line (what the loader parses).
+    pub fn to_json(&self) -> String {
+        let mut out = String::new();
+        for d in &self.docs {
+            out.push_str(&serde_json::to_string(d).unwrap_or_default());
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The documents as indented JSON, one after the other (as `opm render -o json`).
+    pub fn to_json_pretty(&self) -> String {
+        let mut out = String::new();
+        for d in &self.docs {
+            out.push_str(&serde_json::to_string_pretty(d).unwrap_or_default());
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The documents as YAML, separated by `---`.
+    pub fn to_yaml(&self) -> Result<String, serde_saphyr::ser::Error> {
+        let text = serde_saphyr::to_string_multiple(&self.docs)?;
+        Ok(format!("---\n{text}"))
+    }
+
+    /// Number of packages.
+    pub fn package_count(&self) -> usize {
+        self.packages
+    }
+
+    /// Number of bundles.
+    pub fn bundle_count(&self) -> usize {
+        self.bundles
+    }
+}
+
+/// Maps `f` over `items` on up to `available_parallelism` threads, each taking the next
+/// item in turn (bundle sizes vary a lot); results keep item order. A result is missing
+/// only if `f` panicked.
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, R)>> = Mutex::new(Vec::with_capacity(items.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut local = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    local.push((i, f(item)));
+                }
+                if let Ok(mut r) = results.lock() {
+                    r.extend(local);
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_default();
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Renders bundle directories (each one bundle; see [`find_bundle_dirs`] for parent
+/// directories) into one catalog. The same directories give byte-identical output in any
+/// order. The first error in directory order is returned.
+pub fn render_bundle_dirs(dirs: &[PathBuf]) -> Result<RenderedCatalog, LoadError> {
+    let mut dirs = dirs.to_vec();
+    dirs.sort();
+    dirs.dedup();
+    let read = parallel_map(&dirs, |d| read_bundle(d));
+    if read.len() != dirs.len() {
+        return Err(LoadError::Io {
+            path: dirs.first().cloned().unwrap_or_default(),
+            source: std::io::Error::other("a bundle reader thread failed"),
+        });
+    }
+    let bundles = read
+        .into_iter()
+        .collect::<Result<Vec<BundleDir>, LoadError>>()?;
+    let mut warnings: Vec<String> = bundles.iter().flat_map(|b| b.warnings.clone()).collect();
+    let mut by_package: BTreeMap<&str, Vec<&BundleDir>> = BTreeMap::new();
+    for b in &bundles {
+        let same = by_package.entry(b.package.as_str()).or_default();
+        if let Some(first) = same.iter().find(|o| o.name == b.name) {
+            return Err(LoadError::Conflict {
+                origin: b.csv_origin.clone(),
+                first: first.csv_origin.clone(),
+                message: format!(
+                    "bundle {} of package {} is defined twice",
+                    b.name, b.package
+                ),
+            });
+        }
+        same.push(b);
+    }
+    let mut docs = Vec::new();
+    for (package, members) in &by_package {
+        let (pkg, channels, bundle_docs) = package_docs(package, members, &mut warnings);
+        docs.push(Document::Package(pkg));
+        docs.extend(channels.into_iter().map(Document::Channel));
+        docs.extend(bundle_docs.into_iter().map(Document::Bundle));
+    }
+    Ok(RenderedCatalog {
+        docs,
+        packages: by_package.len(),
+        bundles: bundles.len(),
+        warnings,
+    })
+}
+
+/// The path a rendered catalog's text goes by (in errors, traces and the parse cache).
+pub fn rendered_path(dir: &Path) -> String {
+    format!("{} (rendered from bundle directories)", dir.display())
+}
+
+/// The catalog loader's hook: when `path` is a bundle directory or a directory of them, its
+/// rendering as one in-memory FBC JSON file (warnings go to the log); else None.
+pub(crate) fn render_catalog_dir(path: &Path) -> Result<Option<SourceFile>, LoadError> {
+    let Some(dirs) = find_bundle_dirs(path)? else {
+        return Ok(None);
+    };
+    let rendered = render_bundle_dirs(&dirs)?;
+    for w in &rendered.warnings {
+        log::warn!("{w}");
+    }
+    Ok(Some(SourceFile {
+        path: rendered_path(path),
+        text: rendered.to_json(),
+    }))
+}
