@@ -53,12 +53,12 @@ pub enum Preference {
 
 /// One part of an ordering key; smaller sorts first.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Part {
+enum Part<'a> {
     Flag(bool),
     Priority(Reverse<i32>),
-    Text(String),
+    Text(&'a str),
     Number(u32),
-    Version(Reverse<Version>),
+    Version(Reverse<&'a Version>),
     Id(BundleId),
 }
 
@@ -104,7 +104,12 @@ pub fn reported_channel<'a>(d: &'a Derived, b: BundleId, only: Option<&str>) -> 
 ///   channel, distance from head, newer version, name;
 /// - install: priority, catalog name, default (or given) channel, channel, distance, version;
 /// - upgrade: priority, catalog name, default channel, distance, channel, version.
-fn key(u: &Universe, d: &Derived, kind: ListKind<'_>, b: BundleId) -> Vec<(Tag, Part)> {
+fn key<'a>(
+    u: &'a Universe,
+    d: &'a Derived,
+    kind: ListKind<'_>,
+    b: BundleId,
+) -> Vec<(Tag, Part<'a>)> {
     let bundle = u.bundle(b);
     let only = match kind {
         ListKind::Install(c) | ListKind::Upgrade(c) => c,
@@ -126,26 +131,20 @@ fn key(u: &Universe, d: &Derived, kind: ListKind<'_>, b: BundleId) -> Vec<(Tag, 
         Tag::Priority,
         Part::Priority(Reverse(u.catalog_priority(bundle.catalog))),
     ));
-    k.push((
-        Tag::CatalogName,
-        Part::Text(u.catalog_name(bundle.catalog).to_string()),
-    ));
+    k.push((Tag::CatalogName, Part::Text(u.catalog_name(bundle.catalog))));
     k.push((Tag::Default, Part::Flag(not_default)));
-    let (channel, distance) = (Part::Text(ch.to_string()), Part::Number(dist));
+    let (channel, distance) = (Part::Text(ch), Part::Number(dist));
     match kind {
         ListKind::Dependency(_) => {
-            k.push((
-                Tag::PackageName,
-                Part::Text(u.package_name(bundle.package).to_string()),
-            ));
+            k.push((Tag::PackageName, Part::Text(u.package_name(bundle.package))));
             k.extend([(Tag::Channel, channel), (Tag::Distance, distance)]);
         }
         ListKind::Install(_) => k.extend([(Tag::Channel, channel), (Tag::Distance, distance)]),
         ListKind::Upgrade(_) => k.extend([(Tag::Distance, distance), (Tag::Channel, channel)]),
     }
-    k.push((Tag::Version, Part::Version(Reverse(bundle.version.clone()))));
+    k.push((Tag::Version, Part::Version(Reverse(&bundle.version))));
     if !matches!(kind, ListKind::Upgrade(_)) {
-        k.push((Tag::Name, Part::Text(bundle.name.clone())));
+        k.push((Tag::Name, Part::Text(&bundle.name)));
     }
     k.push((Tag::Name, Part::Id(b)));
     k
@@ -157,7 +156,7 @@ pub fn order(u: &Universe, d: &Derived, kind: ListKind<'_>, cands: &mut [BundleI
         key(u, d, kind, b)
             .into_iter()
             .map(|(_, p)| p)
-            .collect::<Vec<Part>>()
+            .collect::<Vec<Part<'_>>>()
     });
 }
 
@@ -178,15 +177,15 @@ pub fn preference(
     if pa.cmp(&pb) != Ordering::Less {
         return None;
     }
-    let text = |p: &Part| match p {
-        Part::Text(s) => s.clone(),
+    let text = |p: &Part<'_>| match p {
+        Part::Text(s) => s.to_string(),
         _ => String::new(),
     };
-    let num = |p: &Part| match p {
+    let num = |p: &Part<'_>| match p {
         Part::Number(n) => *n,
         _ => 0,
     };
-    let prio = |p: &Part| match p {
+    let prio = |p: &Part<'_>| match p {
         Part::Priority(Reverse(n)) => *n,
         _ => 0,
     };
