@@ -12,40 +12,68 @@ pub fn first_constraint_dependency(b: &crate::catalog::Bundle) -> u32 {
     (b.requires_packages.len() + b.requires_gvks.len() + b.requires_labels.len()) as u32
 }
 
-/// For every (bundle, dependency number) stated as a constraint: the matching bundles in id
-/// order, and the evaluation errors met (each made its rule false for that bundle).
-#[derive(Debug, Default)]
+/// For (bundle, dependency number) pairs stated as constraints: the matching bundles in id
+/// order, and the evaluation errors met (each made its rule false for that bundle). Filled
+/// on demand, for the bundles requests reach ([`ConstraintMatches::add_owners`]).
+#[derive(Clone, Debug, Default)]
 pub struct ConstraintMatches {
     /// Matching bundles.
     pub matches: FxHashMap<(BundleId, u32), Vec<BundleId>>,
     /// Evaluation errors, as `bundle: error`.
     pub errors: FxHashMap<(BundleId, u32), Vec<String>>,
+    /// Bundles whose constraints have been tested.
+    pub owners: rustc_hash::FxHashSet<BundleId>,
 }
+
+/// Every bundle's properties as CEL sees them, computed once per catalog set.
+pub type Properties = Vec<Vec<(String, serde_json::Value)>>;
 
 impl ConstraintMatches {
     /// Tests every constraint of every bundle against every bundle of `set`.
     pub fn compute(set: &CatalogSet) -> ConstraintMatches {
-        let mut out = ConstraintMatches::default();
-        let owners: Vec<&crate::catalog::Bundle> = set
+        let owners: Vec<BundleId> = set
             .bundles
             .iter()
             .filter(|b| !b.requires_constraints.is_empty())
+            .map(|b| b.id)
             .collect();
-        if owners.is_empty() {
-            return out;
-        }
-        let props: Vec<Vec<(String, serde_json::Value)>> = set
-            .bundles
+        let mut out = ConstraintMatches::default();
+        let mut props = None;
+        out.add_owners(set, &owners, &mut props);
+        out
+    }
+
+    /// Tests the constraints of `owners` (those not tested yet) against every bundle;
+    /// `props` caches the bundles' properties between calls.
+    pub fn add_owners(
+        &mut self,
+        set: &CatalogSet,
+        owners: &[BundleId],
+        props: &mut Option<Properties>,
+    ) {
+        let todo: Vec<&crate::catalog::Bundle> = owners
             .iter()
-            .map(|b| bundle_properties(b, set))
+            .filter(|b| !self.owners.contains(b))
+            .filter_map(|b| set.bundle(*b))
+            .filter(|b| !b.requires_constraints.is_empty())
             .collect();
-        for a in owners {
+        if todo.is_empty() {
+            return;
+        }
+        let props = props.get_or_insert_with(|| {
+            set.bundles
+                .iter()
+                .map(|b| bundle_properties(b, set))
+                .collect()
+        });
+        for a in todo {
+            self.owners.insert(a.id);
             let base = first_constraint_dependency(a);
             for (k, c) in a.requires_constraints.iter().enumerate() {
                 let key = (a.id, base + k as u32);
                 let mut found = Vec::new();
                 let mut errors = Vec::new();
-                for (b, p) in set.bundles.iter().zip(&props) {
+                for (b, p) in set.bundles.iter().zip(props.iter()) {
                     let verdict = c.test(&CandidateView::of_bundle(b, set, p));
                     if verdict.is_match() {
                         found.push(b.id);
@@ -57,13 +85,12 @@ impl ConstraintMatches {
                             .map(|e| format!("{}: {e}", b.name)),
                     );
                 }
-                out.matches.insert(key, found);
+                self.matches.insert(key, found);
                 if !errors.is_empty() {
-                    out.errors.insert(key, errors);
+                    self.errors.insert(key, errors);
                 }
             }
         }
-        out
     }
 }
 

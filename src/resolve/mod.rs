@@ -124,7 +124,7 @@ impl Adjustments {
 pub struct Prepared {
     set: Arc<CatalogSet>,
     orders: ChannelOrders,
-    constraints: std::sync::OnceLock<ConstraintMatches>,
+    constraints: std::sync::Mutex<(ConstraintMatches, Option<constraints::Properties>)>,
 }
 
 impl Prepared {
@@ -134,7 +134,7 @@ impl Prepared {
         Prepared {
             set,
             orders,
-            constraints: std::sync::OnceLock::new(),
+            constraints: std::sync::Mutex::new((ConstraintMatches::default(), None)),
         }
     }
 
@@ -146,6 +146,38 @@ impl Prepared {
     /// Warnings for malformed channels no requirement needs.
     pub fn channel_warnings(&self) -> Vec<String> {
         channel_warnings(&self.set, &self.orders)
+    }
+
+    /// The constraint matches of every bundle a request can reach, tested on first need and
+    /// kept for later requests: reaching a bundle with constraints may reach more packages.
+    fn constraint_matches(
+        &self,
+        u: &Universe,
+        required: &[crate::catalog::PackageId],
+        adjust: &Adjustments,
+    ) -> ConstraintMatches {
+        let lock = || self.constraints.lock().unwrap_or_else(|e| e.into_inner());
+        let mut snap = lock().0.clone();
+        loop {
+            let reach = reach::reachable(u, required, adjust, &snap);
+            let missing: Vec<BundleId> = reach
+                .iter()
+                .flat_map(|p| self.set.bundles_of(*p).iter().copied())
+                .filter(|b| !snap.owners.contains(b))
+                .filter(|b| {
+                    self.set
+                        .bundle(*b)
+                        .is_some_and(|x| !x.requires_constraints.is_empty())
+                })
+                .collect();
+            if missing.is_empty() {
+                return snap;
+            }
+            let mut guard = lock();
+            let (cache, props) = &mut *guard;
+            cache.add_owners(&self.set, &missing, props);
+            snap = cache.clone();
+        }
     }
 
     /// The derivation stage: the request's facts through `rules/*.dl`, then candidate lists
@@ -161,13 +193,11 @@ impl Prepared {
         universe.notes = adjust.warnings.clone();
         universe.cluster = cluster.cloned();
         check_channels(&self.set, &self.orders, &request)?;
-        let matches = self
-            .constraints
-            .get_or_init(|| ConstraintMatches::compute(&self.set));
-        let derived = {
-            let facts = requirement_facts(&self.set, &request);
-            derive::run(&universe, &self.orders, &facts, adjust, matches)
-        };
+        let facts = requirement_facts(&self.set, &request);
+        let required: Vec<crate::catalog::PackageId> =
+            facts.iter().filter_map(|r| r.package).collect();
+        let matches = &self.constraint_matches(&universe, &required, adjust);
+        let derived = derive::run(&universe, &self.orders, &facts, adjust, matches);
         let context = problem::Context {
             injected: &adjust.required,
             cluster,
