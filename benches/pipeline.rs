@@ -4,7 +4,10 @@
 //! Prints the median of each and the trace overhead as a ratio.
 //! Run: `cargo bench --bench pipeline` (DEPPY_BENCH_QUICK=1 for fewer iterations).
 
-use std::path::{Path, PathBuf};
+#[path = "support/real.rs"]
+mod real;
+
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use deppy::catalog::CatalogSource;
@@ -15,28 +18,6 @@ use deppy::request::{Request, Requirement};
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v.get(v.len() / 2).copied().unwrap_or_default()
-}
-
-fn catalogs_in(root: &Path) -> Vec<CatalogSource> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
-        .map(|rd| {
-            rd.filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_dir() && !p.ends_with("bundle-dirs"))
-                .collect()
-        })
-        .unwrap_or_default();
-    dirs.sort();
-    dirs.into_iter()
-        .map(|p| CatalogSource {
-            name: p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            path: p,
-            priority: 0,
-        })
-        .collect()
 }
 
 fn one(sources: &Sources, trace: Option<&Path>, keep: Option<&mut Pipeline>) -> Duration {
@@ -103,23 +84,18 @@ fn main() {
         },
     };
     bench("odf-dev, require odf-dependencies", &odf, iters);
-    let shared = here.join("../shared/catalogs");
-    let root = if shared.is_dir() {
-        shared
-    } else {
-        here.join("catalogs")
-    };
-    let real = Sources {
-        catalogs: catalogs_in(&root),
+    let root = real::root();
+    let real_sources = Sources {
+        catalogs: real::catalogs_in(&root),
         request: Request {
             require: vec![Requirement::from_spec("etcd").expect("spec")],
             ..Request::default()
         },
     };
-    let n = real.catalogs.len();
+    let n = real_sources.catalogs.len();
     bench(
         &format!("{} ({n} catalogs), require etcd", root.display()),
-        &real,
+        &real_sources,
         iters.min(5),
     );
 }

@@ -3,10 +3,11 @@
 //! 10k and 100k bundles. Prints resolutions/s, p50/p99 per resolution and peak memory.
 //! Run: `cargo bench --bench resolve` (set DEPPY_BENCH_QUICK=1 for a short run).
 
+#[path = "support/real.rs"]
+mod real;
 #[path = "support/synth.rs"]
 mod synth;
 
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
@@ -14,28 +15,7 @@ use deppy::request::{Request, Requirement};
 use deppy::resolve::{Outcome, Resolver, check};
 
 fn real_sources() -> Vec<CatalogSource> {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/catalogs");
-    let root = if shared.is_dir() {
-        shared
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("catalogs")
-    };
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .map(|rd| {
-            rd.filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_dir() && !p.ends_with("bundle-dirs"))
-                .collect()
-        })
-        .unwrap_or_default();
-    dirs.sort();
-    dirs.into_iter()
-        .map(|p| CatalogSource {
-            name: p.file_name().unwrap().to_string_lossy().into_owned(),
-            path: p,
-            priority: 0,
-        })
-        .collect()
+    real::catalogs_in(&real::root())
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {

@@ -1,9 +1,6 @@
 //! Installability of a catalog set, like Debian's dose-distcheck: for every channel head (or
 //! every bundle), can it be installed on an empty cluster, and if not, why (one line).
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use crate::catalog::{BundleId, CatalogSet, ChannelGraph};
 use crate::explain::{Detail, explain_failure};
 use crate::request::{Request, Requirement};
@@ -111,30 +108,10 @@ fn check_one(resolver: &Resolver, b: BundleId, channel: String) -> Option<Row> {
 /// Checks every target on up to `available_parallelism` threads; rows in id order.
 pub fn check(resolver: &Resolver, scope: Scope) -> Vec<Row> {
     let jobs = targets(resolver.catalogs(), scope);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(jobs.len())
-        .max(1);
-    let next = AtomicUsize::new(0);
-    let rows: Mutex<Vec<(usize, Row)>> = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                let mut local = Vec::new();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((b, ch)) = jobs.get(i) else { break };
-                    local.extend(check_one(resolver, *b, ch.clone()).map(|r| (i, r)));
-                }
-                if let Ok(mut r) = rows.lock() {
-                    r.extend(local);
-                }
-            });
-        }
-    });
-    let mut rows = rows.into_inner().unwrap_or_default();
-    rows.sort_by_key(|(i, _)| *i);
-    rows.into_iter().map(|(_, r)| r).collect()
+    crate::parallel::parallel_map(&jobs, |(b, ch)| check_one(resolver, *b, ch.clone()))
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// The rows as a text table: `installable  package  bundle  catalog/channel  reason`.

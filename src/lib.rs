@@ -49,6 +49,7 @@ pub mod explain;
 pub mod generic;
 pub mod graph;
 pub mod installability;
+mod parallel;
 pub mod pipeline;
 pub mod range;
 pub mod report;

@@ -28,10 +28,9 @@ mod read;
 #[cfg(test)]
 mod tests;
 
+use crate::parallel::parallel_map;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use self::channels::{BundleDoc, ChannelDoc, PackageDoc, package_docs};
 use self::read::{BundleDir, read_bundle};
@@ -97,38 +96,6 @@ impl RenderedCatalog {
     pub fn bundle_count(&self) -> usize {
         self.bundles
     }
-}
-
-/// Maps `f` over `items` on up to `available_parallelism` threads, each taking the next
-/// item in turn (bundle sizes vary a lot); results keep item order. A result is missing
-/// only if `f` panicked.
-fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(items.len());
-    if threads <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, R)>> = Mutex::new(Vec::with_capacity(items.len()));
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                let mut local = Vec::new();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    local.push((i, f(item)));
-                }
-                if let Ok(mut r) = results.lock() {
-                    r.extend(local);
-                }
-            });
-        }
-    });
-    let mut results = results.into_inner().unwrap_or_default();
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Renders bundle directories (each one bundle; see [`find_bundle_dirs`] for parent

@@ -6,9 +6,10 @@ use std::hash::{Hash, Hasher};
 use rustc_hash::{FxHashMap, FxHasher};
 
 use super::convert::Records;
-use super::{FileJob, LoadOptions, collect_files, format_of, io_error, parallel_map, parse_bytes};
+use super::{FileJob, LoadOptions, collect_files, format_of, io_error, parse_bytes};
 use crate::catalog::error::LoadError;
 use crate::catalog::set::{CatalogInfo, CatalogSet, CatalogSource};
+use crate::parallel::parallel_map;
 
 /// One catalog file, as read.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
