@@ -38,6 +38,7 @@ struct Row {
 fn measure(row: &Row, iters: usize) {
     let opts = LoadOptions {
         keep_heavy_properties: row.keep_heavy,
+        ..LoadOptions::default()
     };
     let mut times: Vec<Duration> = Vec::new();
     let mut bundles = 0;

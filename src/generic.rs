@@ -184,10 +184,15 @@ impl GenericFile {
                 selected: Vec::new(),
                 explanation: crate::explain::explain_generic(&tree, self),
             },
-            Err(SolveError::GaveUp { conflicts }) => GenericAnswer {
+            Err(SolveError::GaveUp { conflicts, partial }) => GenericAnswer {
                 status: "gaveUp",
                 selected: Vec::new(),
-                explanation: format!("gave up after {conflicts} conflicts"),
+                explanation: format!(
+                    "gave up after {conflicts} conflicts\n{}",
+                    partial
+                        .map(|t| crate::explain::explain_generic_partial(&t, self))
+                        .unwrap_or_default()
+                ),
             },
         })
     }

@@ -138,18 +138,16 @@ pub fn channels(set: &CatalogSet, package: &str, syntax: Syntax) -> Option<Strin
                 })
                 .collect();
             pic.groups.push((format!("{catalog} / {}", ch.name), nodes));
+            let names: rustc_hash::FxHashSet<&str> =
+                ch.entries.iter().map(|x| x.name.as_str()).collect();
             for e in &ch.entries {
                 if let Some(r) = &e.replaces
-                    && ch.entries.iter().any(|x| &x.name == r)
+                    && names.contains(r.as_str())
                 {
                     pic.edges
                         .insert((node(&e.name), node(r), Style::Replaces, "replaces".into()));
                 }
-                for s in e
-                    .skips
-                    .iter()
-                    .filter(|s| ch.entries.iter().any(|x| &x.name == *s))
-                {
+                for s in e.skips.iter().filter(|s| names.contains(s.as_str())) {
                     pic.edges
                         .insert((node(&e.name), node(s), Style::Skips, "skips".into()));
                 }
@@ -187,16 +185,17 @@ pub fn resolution(model: &Model, outcome: &Outcome, syntax: Syntax) -> String {
         None => format!("v{}", v.0),
     };
     let (shown, failed): (Vec<bool>, bool) = match outcome {
-        Outcome::Resolved(a) => (
-            subjects
+        Outcome::Resolved(a) => {
+            let chosen: rustc_hash::FxHashSet<_> = a.bundles.iter().copied().collect();
+            let shown = subjects
                 .iter()
                 .map(|s| match s {
                     Subject::Requirement(_) => true,
-                    Subject::Bundle(b) => a.bundles.contains(b),
+                    Subject::Bundle(b) => chosen.contains(b),
                 })
-                .collect(),
-            false,
-        ),
+                .collect();
+            (shown, false)
+        }
         Outcome::Unsatisfiable(f) => {
             let mut on = vec![false; subjects.len()];
             for t in f.tree.nodes.iter().flat_map(|n| n.terms.iter()) {
@@ -210,7 +209,11 @@ pub fn resolution(model: &Model, outcome: &Outcome, syntax: Syntax) -> String {
     let is = |v: &Var| shown.get(v.0 as usize).copied().unwrap_or(false);
     let mut pic = Picture::default();
     let mut nodes: Vec<Node> = Vec::new();
-    for (i, _) in subjects.iter().enumerate().filter(|(i, _)| shown[*i]) {
+    for (i, _) in subjects
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| is(&Var(*i as u32)))
+    {
         let v = Var(i as u32);
         nodes.push((format!("v{i}"), name(v), failed));
     }

@@ -3,6 +3,7 @@
 
 use crate::catalog::{BundleId, CatalogSet, ChannelGraph};
 use crate::explain::{Detail, explain_failure};
+use crate::progress::{Progress, Task, Tracker};
 use crate::request::{Request, Requirement};
 use crate::resolve::{Outcome, Resolver};
 
@@ -107,11 +108,25 @@ fn check_one(resolver: &Resolver, b: BundleId, channel: String) -> Option<Row> {
 
 /// Checks every target on up to `available_parallelism` threads; rows in id order.
 pub fn check(resolver: &Resolver, scope: Scope) -> Vec<Row> {
+    check_reporting(resolver, scope, None)
+}
+
+/// As [`check`], reporting each checked bundle to `progress` ([`Task::CheckBundles`]).
+pub fn check_with_progress(resolver: &Resolver, scope: Scope, progress: &dyn Progress) -> Vec<Row> {
+    check_reporting(resolver, scope, Some(progress))
+}
+
+fn check_reporting(resolver: &Resolver, scope: Scope, progress: Option<&dyn Progress>) -> Vec<Row> {
     let jobs = targets(resolver.catalogs(), scope);
-    crate::parallel::parallel_map(&jobs, |(b, ch)| check_one(resolver, *b, ch.clone()))
-        .into_iter()
-        .flatten()
-        .collect()
+    let tracker = Tracker::start(progress, Task::CheckBundles, jobs.len() as u64);
+    crate::parallel::parallel_map(&jobs, |(b, ch)| {
+        let row = check_one(resolver, *b, ch.clone());
+        tracker.add(1);
+        row
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// The rows as a text table: `installable  package  bundle  catalog/channel  reason`.

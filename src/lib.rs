@@ -41,8 +41,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// No panics from input: library and CLI code may not unwrap, expect or index unchecked;
+// the few places that index carry an `allow` with a comment proving the invariant.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
 #![warn(missing_docs)]
 
+pub mod atomic;
 pub mod catalog;
 pub mod constraint;
 pub mod explain;
@@ -51,6 +58,7 @@ pub mod graph;
 pub mod installability;
 mod parallel;
 pub mod pipeline;
+pub mod progress;
 pub mod range;
 pub mod report;
 pub mod request;

@@ -110,6 +110,12 @@ pub enum RequestError {
         file: String,
         /// What is wrong, with line and field when known.
         message: String,
+        /// 1-based line and column of the error, when the parser gives them.
+        location: Option<(usize, usize)>,
+        /// Path of the offending field, when known (e.g. `constraints[0].cel.rule`).
+        field: Option<String>,
+        /// What is wrong alone: no file, location or source snippet.
+        reason: String,
     },
     /// A requirement string on the command line is malformed.
     #[error("invalid requirement {spec:?}: {message}")]
@@ -137,9 +143,12 @@ impl Request {
             file: file.clone(),
             source,
         })?;
-        let mut req = Request::parse(&text).map_err(|message| RequestError::Parse {
-            message: message.replace("<input>", &file),
+        let mut req = Request::parse_detailed(&text).map_err(|p| RequestError::Parse {
+            message: p.message.replace("<input>", &file),
             file: file.clone(),
+            location: p.location,
+            field: p.field,
+            reason: p.reason,
         })?;
         let base = path.parent().unwrap_or(Path::new(""));
         for c in &mut req.catalogs {
@@ -157,19 +166,50 @@ impl Request {
 
     /// Parses request text (JSON when it starts with `{`, else YAML).
     pub fn parse(text: &str) -> Result<Request, String> {
+        Request::parse_detailed(text).map_err(|p| p.message)
+    }
+
+    /// As [`Request::parse`], with the error's location or field.
+    fn parse_detailed(text: &str) -> Result<Request, ParseProblem> {
         let req: Request = if text.trim_start().starts_with('{') {
-            serde_json::from_str(text).map_err(|e| e.to_string())?
+            serde_json::from_str(text).map_err(|e| {
+                let message = e.to_string();
+                ParseProblem {
+                    location: (e.line() > 0).then(|| (e.line(), e.column())),
+                    field: None,
+                    reason: strip_at_line(&message),
+                    message,
+                }
+            })?
         } else {
-            serde_saphyr::from_str(text).map_err(|e| e.to_string())?
+            serde_saphyr::from_str(text).map_err(|e| {
+                let location = e.location().and_then(|l| {
+                    let line = usize::try_from(l.line()).ok()?;
+                    let column = usize::try_from(l.column()).ok()?;
+                    (line > 0).then_some((line, column))
+                });
+                ParseProblem {
+                    message: e.to_string(),
+                    location,
+                    field: None,
+                    reason: strip_at_line(&e.without_snippet().to_string()),
+                }
+            })?
         };
         req.check_supported()?;
         Ok(req)
     }
 
     /// Checks the admin and cluster constraints parse (errors name the field).
-    fn check_supported(&self) -> Result<(), String> {
-        self.admin_constraints().map_err(|e| e.to_string())?;
-        self.cluster_node().map_err(|e| e.to_string())?;
+    fn check_supported(&self) -> Result<(), ParseProblem> {
+        let problem = |e: ConstraintError| ParseProblem {
+            message: e.to_string(),
+            location: None,
+            field: e.path().map(str::to_string),
+            reason: e.to_string(),
+        };
+        self.admin_constraints().map_err(problem)?;
+        self.cluster_node().map_err(problem)?;
         Ok(())
     }
 
@@ -189,6 +229,24 @@ impl Request {
         ClusterNode::from_value(v, &Limits::default(), &mut cache)
             .map(Some)
             .map_err(|e| e.prefixed("cluster"))
+    }
+}
+
+/// Why request text does not parse (see [`RequestError::Parse`]).
+struct ParseProblem {
+    message: String,
+    location: Option<(usize, usize)>,
+    field: Option<String>,
+    reason: String,
+}
+
+/// A parser's message without its trailing ` at line L, column C` (or ` at line L column C`).
+fn strip_at_line(message: &str) -> String {
+    match message.rsplit_once(" at line ") {
+        Some((head, tail)) if tail.chars().next().is_some_and(|c| c.is_ascii_digit()) => {
+            head.to_string()
+        }
+        _ => message.to_string(),
     }
 }
 
@@ -266,6 +324,34 @@ cluster: {properties: [], constraints: []}
     fn unknown_fields_are_named() {
         let e = Request::parse("require:\n  - package: a\n    chanel: x\n").unwrap_err();
         assert!(e.contains("chanel"), "{e}");
+    }
+
+    #[test]
+    fn file_errors_carry_location_field_and_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.yaml");
+        std::fs::write(&path, "require:\n  - package: a\n    chanel: x\n").unwrap();
+        match Request::from_file(&path).unwrap_err() {
+            RequestError::Parse {
+                location, reason, ..
+            } => {
+                assert_eq!(location, Some((3, 5)));
+                assert!(reason.starts_with("unknown field `chanel`"), "{reason}");
+                assert!(!reason.contains("line 3"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let cel = "constraints:\n  - {action: require, cel: {rule: '1 +'}}\n";
+        std::fs::write(&path, cel).unwrap();
+        match Request::from_file(&path).unwrap_err() {
+            RequestError::Parse {
+                location, field, ..
+            } => {
+                assert_eq!(location, None);
+                assert_eq!(field.as_deref(), Some("constraints[0].cel.rule"));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

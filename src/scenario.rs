@@ -235,6 +235,9 @@ pub fn find(dirs: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// A line diff of `expected` and `actual` (`-` expected, `+` actual), empty when equal.
+// Invariant for indexing: `i < a.len()` and `j < b.len()` wherever `a[i]`/`b[j]` are read,
+// and the table has `a.len() + 1` rows of `b.len() + 1` cells.
+#[allow(clippy::indexing_slicing)]
 pub fn diff(expected: &str, actual: &str) -> String {
     if expected == actual {
         return String::new();

@@ -159,6 +159,7 @@ fn heavy_snapshot_and_property_path() {
     }));
     let opts = LoadOptions {
         keep_heavy_properties: true,
+        ..LoadOptions::default()
     };
     let heavy = CatalogSet::load(&[source("heavy", "catalogs/heavy")], &opts).expect("load");
     for format in [".json", ".yaml"] {
@@ -197,6 +198,7 @@ fn shared_yaml_same_with_and_without_heavy_properties() {
         let light = load(&[source(name, &path)]);
         let opts = LoadOptions {
             keep_heavy_properties: true,
+            ..LoadOptions::default()
         };
         let heavy = CatalogSet::load(&[source(name, &path)], &opts).expect("load");
         assert_eq!(fingerprint(&light), fingerprint(&heavy), "{name}");

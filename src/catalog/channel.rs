@@ -29,7 +29,7 @@ pub enum ChannelError {
         entries: Vec<String>,
     },
     /// More than one entry is neither replaced nor skipped: the channel holds several chains.
-    #[error("channel {channel:?} has {} heads (more than one chain): {}", heads.len(), heads.join(", "))]
+    #[error("channel {channel:?} has {} heads (more than one chain): {}", heads.len(), heads_text(heads))]
     MultipleHeads {
         /// Channel name.
         channel: String,
@@ -38,13 +38,40 @@ pub enum ChannelError {
     },
 }
 
+/// Longest cycle written out in full; a longer one shows its first and last entries.
+const CYCLE_SHOWN: usize = 8;
+
 fn cycle_text(entries: &[String]) -> String {
-    let mut s = entries.join(" -> ");
+    let mut s = match (entries.get(..CYCLE_SHOWN / 2), entries.len()) {
+        (Some(head), n) if n > CYCLE_SHOWN => {
+            let tail = entries.get(n - 2..).unwrap_or_default();
+            format!(
+                "{} -> ... ({} more) -> {}",
+                head.join(" -> "),
+                n - head.len() - tail.len(),
+                tail.join(" -> ")
+            )
+        }
+        _ => entries.join(" -> "),
+    };
     if let Some(first) = entries.first() {
         s.push_str(" -> ");
         s.push_str(first);
     }
     s
+}
+
+fn heads_text(heads: &[String]) -> String {
+    match heads.get(..CYCLE_SHOWN) {
+        Some(shown) if heads.len() > CYCLE_SHOWN => {
+            format!(
+                "{}, and {} more",
+                shown.join(", "),
+                heads.len() - CYCLE_SHOWN
+            )
+        }
+        _ => heads.join(", "),
+    }
 }
 
 /// The kind of upgrade edge from an installed bundle to a channel entry.
@@ -494,8 +521,33 @@ mod tests {
         let mut cyc = ch.clone();
         cyc.entries[0].replaces = Some(format!("op.v{}", n - 1));
         match ChannelGraph::build(&cyc) {
-            Err(ChannelError::Cycle { entries, .. }) => assert_eq!(entries.len(), n),
+            Err(e @ ChannelError::Cycle { .. }) => {
+                let ChannelError::Cycle { entries, .. } = &e else {
+                    unreachable!()
+                };
+                assert_eq!(entries.len(), n);
+                // The message stays short: the first and last entries only.
+                assert_eq!(
+                    e.to_string(),
+                    "channel \"stable\" has a replaces cycle: op.v0 -> op.v99999 -> op.v99998 -> op.v99997 -> ... (99994 more) -> op.v2 -> op.v1 -> op.v0"
+                );
+            }
             other => panic!("{other:?}"),
         }
+        let heads = Channel {
+            entries: (0..20)
+                .map(|i| ChannelEntry {
+                    name: format!("h{i:02}"),
+                    ..ch.entries[0].clone()
+                })
+                .collect(),
+            ..channel(&[])
+        };
+        let e = ChannelGraph::build(&heads).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("h00, h01, h02, h03, h04, h05, h06, h07, and 12 more"),
+            "{e}"
+        );
     }
 }

@@ -59,6 +59,19 @@ pub enum LoadError {
         /// What is wrong.
         message: String,
     },
+    /// A file is over one of the loader's hard limits (see `catalog::limits`): its size,
+    /// checked before reading it, or its number of documents.
+    #[error("{}: {}", path.display(), too_large_text(what, *actual, *limit))]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// What is counted: `file size` (bytes) or `documents`.
+        what: &'static str,
+        /// How much the file has (for documents: at least this many).
+        actual: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// Two documents of the same catalog conflict (the same bundle with different package or
     /// version, the same channel twice, the same package with different default channels).
     #[error("{origin}: {message} (first defined at {first})")]
@@ -72,8 +85,32 @@ pub enum LoadError {
     },
 }
 
+/// The words of a [`LoadError::TooLarge`]: `file size is 1.0 GiB (1073741824 bytes), over
+/// the limit of 512.0 MiB (536870912 bytes) (set ...)`, or `more than 1,000,000 documents
+/// (the limit per file)`.
+fn too_large_text(what: &str, actual: u64, limit: u64) -> String {
+    use super::limits::{FILE_SIZE, MAX_FILE_SIZE_ENV, thousands};
+    if what != FILE_SIZE {
+        return format!("more than {} {what} (the limit per file)", thousands(limit));
+    }
+    let bytes = |n: u64| {
+        const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+        match UNITS.iter().find(|(_, size)| n >= *size) {
+            Some((unit, size)) => format!("{:.1} {unit} ({n} bytes)", n as f64 / *size as f64),
+            None => format!("{n} bytes"),
+        }
+    };
+    format!(
+        "{what} is {}, over the limit of {} (set {MAX_FILE_SIZE_ENV} to another number of bytes to change it)",
+        bytes(actual),
+        bytes(limit)
+    )
+}
+
 /// What a [`Warning`] is about, as a stable machine-readable code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum WarningKind {
     /// A version range was repaired (leading `v`, typographic quotes, ...) and is honoured.
@@ -103,7 +140,7 @@ pub enum WarningKind {
 }
 
 /// A non-fatal problem found while loading: the catalog still loads.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Warning {
     /// What kind of problem.
     pub kind: WarningKind,

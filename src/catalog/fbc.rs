@@ -2,13 +2,17 @@
 //! (in parallel across files), and merging several catalogs into one [`CatalogSet`].
 
 mod assemble;
+mod cache;
 mod convert;
 mod docs;
 mod files;
+pub mod limits;
+mod locate;
 mod parse;
 mod yaml;
 
 use crate::parallel::parallel_map;
+use crate::progress::{Progress, Task, Tracker};
 use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashSet;
@@ -19,6 +23,7 @@ use convert::Records;
 use parse::FileCtx;
 
 pub use files::{FileCache, SourceFile, read_catalog};
+pub use locate::locate;
 
 /// How to load catalogs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -27,6 +32,10 @@ pub struct LoadOptions {
     /// [`super::Bundle::properties`]. Off by default: they are skipped without being parsed
     /// into trees. Light opaque properties are always kept.
     pub keep_heavy_properties: bool,
+    /// Keep each file's parsed records in this directory and reuse them while the file is
+    /// unchanged (the catalog cache: a corrupt or stale entry is rebuilt, never trusted);
+    /// `None` parses every time.
+    pub cache_dir: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,18 +158,39 @@ fn sorted_dir(dir: &Path) -> Result<Vec<(PathBuf, std::fs::FileType)>, LoadError
     Ok(entries)
 }
 
-fn parse_file(job: &FileJob, keep_heavy: bool) -> Result<Records, LoadError> {
-    if let Some(text) = &job.text {
-        let file = job.path.display().to_string();
-        return parse_bytes(&file, text.as_bytes(), job.format, keep_heavy);
+/// Bytes of a file to read (0 when it cannot be looked up: reading it will say why).
+fn job_size(job: &FileJob) -> u64 {
+    match &job.text {
+        Some(text) => text.len() as u64,
+        None => std::fs::metadata(&job.path).map_or(0, |m| m.len()),
     }
-    let bytes = std::fs::read(&job.path).map_err(|e| io_error(&job.path, e))?;
-    parse_bytes(
-        &job.path.display().to_string(),
-        &bytes,
-        job.format,
-        keep_heavy,
-    )
+}
+
+fn parse_file(job: &FileJob, opts: &LoadOptions) -> Result<Records, LoadError> {
+    let file = job.path.display().to_string();
+    match &job.text {
+        Some(text) => parse_maybe_cached(opts, &file, text.as_bytes(), job.format),
+        None => {
+            let bytes = limits::read_limited(&job.path, limits::max_file_size())?;
+            parse_maybe_cached(opts, &file, &bytes, job.format)
+        }
+    }
+}
+
+/// Parses a file's bytes, through the catalog cache when `opts` names one.
+fn parse_maybe_cached(
+    opts: &LoadOptions,
+    file: &str,
+    bytes: &[u8],
+    format: Option<Format>,
+) -> Result<Records, LoadError> {
+    let keep = opts.keep_heavy_properties;
+    match &opts.cache_dir {
+        Some(dir) => cache::parse_cached(dir, file, bytes, keep, || {
+            parse_bytes(file, bytes, format, keep)
+        }),
+        None => parse_bytes(file, bytes, format, keep),
+    }
 }
 
 fn parse_bytes(
@@ -195,12 +225,41 @@ impl CatalogSet {
     /// [`CatalogSet::warnings`]; the first fatal one (in catalog, file and document order) is
     /// returned as an error.
     pub fn load(sources: &[CatalogSource], opts: &LoadOptions) -> Result<CatalogSet, LoadError> {
+        Self::load_reporting(sources, opts, None)
+    }
+
+    /// As [`CatalogSet::load`], reporting the bytes of catalog files read and parsed to
+    /// `progress` ([`Task::LoadCatalogs`]).
+    pub fn load_with_progress(
+        sources: &[CatalogSource],
+        opts: &LoadOptions,
+        progress: &dyn Progress,
+    ) -> Result<CatalogSet, LoadError> {
+        Self::load_reporting(sources, opts, Some(progress))
+    }
+
+    fn load_reporting(
+        sources: &[CatalogSource],
+        opts: &LoadOptions,
+        progress: Option<&dyn Progress>,
+    ) -> Result<CatalogSet, LoadError> {
         let mut jobs = Vec::new();
         for (i, source) in sources.iter().enumerate() {
             collect_files(i, source, &mut jobs)?;
         }
-        let keep = opts.keep_heavy_properties;
-        let results = parallel_map(&jobs, |j| parse_file(j, keep));
+        // File sizes are looked up only when someone listens.
+        let sizes: Vec<u64> = match progress {
+            Some(_) => jobs.iter().map(job_size).collect(),
+            None => Vec::new(),
+        };
+        let tracker = Tracker::start(progress, Task::LoadCatalogs, sizes.iter().sum());
+        let results = parallel_map(&jobs, |j| {
+            let r = parse_file(j, opts);
+            if tracker.is_active() {
+                tracker.add(job_size(j));
+            }
+            r
+        });
         let mut per_catalog: Vec<(CatalogInfo, Records)> = sources
             .iter()
             .map(|s| {
@@ -281,6 +340,7 @@ properties:
         };
         let opts = LoadOptions {
             keep_heavy_properties: keep,
+            ..LoadOptions::default()
         };
         CatalogSet::load(&[source], &opts).expect("load")
     }

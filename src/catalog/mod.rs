@@ -16,7 +16,7 @@ pub use bundle_dir::{
 };
 pub use channel::{ChannelError, ChannelGraph, Edge};
 pub use error::{LoadError, Warning, WarningKind};
-pub use fbc::{FileCache, LoadOptions, SourceFile, read_catalog};
+pub use fbc::{FileCache, LoadOptions, SourceFile, limits, locate, read_catalog};
 pub use intern::Interner;
 pub use model::{
     Bundle, BundleId, CatalogId, Channel, ChannelEntry, Deprecation, DeprecationRef, Gvk, GvkId,

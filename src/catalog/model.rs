@@ -17,7 +17,9 @@ pub struct CatalogId(pub u32);
 pub struct PackageId(pub u32);
 
 /// Index of a bundle inside a [`super::CatalogSet`]; unique per (catalog, bundle name).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct BundleId(pub u32);
 
 /// Interned group/version/kind.
@@ -25,7 +27,9 @@ pub struct BundleId(pub u32);
 pub struct GvkId(pub u32);
 
 /// A Kubernetes API: group, version, kind.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Gvk {
     /// API group, e.g. `etcd.database.coreos.com` (empty for the core group).
     pub group: String,
@@ -42,7 +46,9 @@ impl fmt::Display for Gvk {
 }
 
 /// Where a document came from, for error messages and warnings.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Origin {
     /// Path of the file, as given or found while walking the catalog directory.
     pub file: String,
@@ -88,7 +94,7 @@ pub struct Channel {
 }
 
 /// One entry of a channel: a bundle name and its upgrade edges.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ChannelEntry {
     /// Bundle name.
     pub name: String,
@@ -103,7 +109,7 @@ pub struct ChannelEntry {
 }
 
 /// An `olm.package.required` dependency.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct PackageRequirement {
     /// Required package name.
     pub package: String,
@@ -112,7 +118,7 @@ pub struct PackageRequirement {
 }
 
 /// A property the resolver does not interpret, kept as raw JSON for CEL.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct OpaqueProperty {
     /// Property `type`.
     pub kind: String,
@@ -172,7 +178,7 @@ pub struct Deprecation {
 }
 
 /// What an `olm.deprecations` entry points at.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum DeprecationRef {
     /// The whole package.
     Package,

@@ -8,9 +8,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use super::{EXIT_FAILED, EXIT_OK, Format};
-use deppy::catalog::{
-    CatalogSet, CatalogSource, LoadOptions, find_bundle_dirs, inspect, render_bundle_dirs,
-};
+use deppy::catalog::{CatalogSet, CatalogSource, find_bundle_dirs, inspect, render_bundle_dirs};
 
 /// Catalog subcommands.
 #[derive(Debug, Subcommand)]
@@ -48,6 +46,8 @@ pub struct RenderArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = RenderFormat::Json)]
     output: RenderFormat,
+    #[command(flatten)]
+    out_file: super::resolve::OutputFile,
 }
 
 /// Renders the bundle directories `args` names and prints the FBC.
@@ -142,7 +142,17 @@ fn load(paths: &[String]) -> anyhow::Result<CatalogSet> {
         }
         sources.push(source);
     }
-    Ok(CatalogSet::load(&sources, &LoadOptions::default())?)
+    load_sources(&sources)
+}
+
+/// Loads catalogs, with a progress bar on a terminal when it takes a while.
+pub(super) fn load_sources(sources: &[CatalogSource]) -> anyhow::Result<CatalogSet> {
+    let bar = super::progress::Bar::new("loading catalogs");
+    Ok(CatalogSet::load_with_progress(
+        sources,
+        &super::load_options(),
+        &bar,
+    )?)
 }
 
 pub(super) fn render<T: Serialize>(
@@ -185,7 +195,7 @@ pub fn run(cmd: CatalogCommand) -> anyhow::Result<u8> {
             })
         }
         CatalogCommand::Render(args) => {
-            print!("{}", render_dirs(&args)?);
+            args.out_file.emit(&render_dirs(&args)?)?;
             Ok(EXIT_OK)
         }
     }

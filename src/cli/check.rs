@@ -2,11 +2,11 @@
 
 use clap::Args;
 
-use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
-use deppy::installability::{Scope, check, to_text};
+use deppy::catalog::CatalogSource;
+use deppy::installability::{Scope, check_with_progress, to_text};
 use deppy::resolve::Resolver;
 
-use super::catalog::{parse_source, render};
+use super::catalog::{load_sources, parse_source, render};
 use super::{EXIT_FAILED, EXIT_OK, Format};
 
 /// `deppy catalog check` arguments.
@@ -30,10 +30,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         .iter()
         .map(|p| parse_source(p))
         .collect::<anyhow::Result<Vec<CatalogSource>>>()?;
-    let set = CatalogSet::load(&sources, &LoadOptions::default())?;
+    let set = load_sources(&sources)?;
     let resolver = Resolver::new(set);
     let scope = if args.all { Scope::All } else { Scope::Heads };
-    let rows = check(&resolver, scope);
+    let rows = {
+        let bar = super::progress::Bar::new("checking installability");
+        check_with_progress(&resolver, scope, &bar)
+    };
     print!("{}", render(&rows, args.output, || to_text(&rows))?);
     Ok(if rows.iter().all(|r| r.installable) {
         EXIT_OK

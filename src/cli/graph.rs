@@ -3,7 +3,7 @@
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 
-use deppy::catalog::{CatalogSet, LoadOptions};
+use deppy::catalog::CatalogSet;
 use deppy::graph::{Syntax, channels, resolution};
 
 use super::EXIT_OK;
@@ -29,6 +29,8 @@ pub struct GraphArgs {
     /// Output syntax.
     #[arg(long, value_enum, default_value_t = GraphFormat::Dot)]
     pub format: GraphFormat,
+    #[command(flatten)]
+    pub out_file: super::resolve::OutputFile,
 }
 
 /// Runs `deppy graph`.
@@ -39,18 +41,17 @@ pub fn run(args: GraphArgs) -> anyhow::Result<u8> {
     };
     let sources = args.request.sources()?;
     if let Some(p) = &args.package {
-        let set = CatalogSet::load(&sources.catalogs, &LoadOptions::default())?;
+        let set = CatalogSet::load(&sources.catalogs, &super::load_options())?;
         match channels(&set, p, syntax) {
-            Some(text) => print!("{text}"),
+            Some(text) => args.out_file.emit(&text)?,
             None => bail!("no catalog has a package named {p:?}"),
         }
         return Ok(EXIT_OK);
     }
     let mut pipeline = args.request.pipeline()?;
     let run = pipeline.run(&sources);
-    let r = run
-        .result
-        .map_err(|f| anyhow::anyhow!("pipeline node {:?} failed: {}", f.node, f.error))?;
-    print!("{}", resolution(&r.variables.model, &r.outcome, syntax));
+    let r = run.result.map_err(super::diagnostic::node_failed)?;
+    args.out_file
+        .emit(&resolution(&r.variables.model, &r.outcome, syntax))?;
     Ok(EXIT_OK)
 }

@@ -2,8 +2,10 @@
 
 mod catalog;
 mod check;
+pub mod diagnostic;
 mod graph;
 mod pipeline;
+mod progress;
 mod query;
 mod resolve;
 mod test;
@@ -16,6 +18,8 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_FAILED: u8 = 1;
 /// Bad input or usage.
 pub const EXIT_BAD_INPUT: u8 = 2;
+/// The solver's budget (`--timeout`, `--max-conflicts`) ran out before an answer.
+pub const EXIT_GAVE_UP: u8 = 3;
 
 /// deppy: an explainable dependency resolver for OLM catalogs.
 #[derive(Debug, Parser)]
@@ -23,6 +27,33 @@ pub const EXIT_BAD_INPUT: u8 = 2;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// When to colour diagnostics: auto (stderr is a terminal and NO_COLOR is unset or
+    /// empty), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = diagnostic::ColorChoice::Auto)]
+    color: diagnostic::ColorChoice,
+    /// Keep each catalog file's parsed records in DIR and reuse them while the file is
+    /// unchanged (keyed by a hash of its contents; corrupt entries are rebuilt). Also
+    /// DEPPY_CACHE_DIR. Off when not given.
+    #[arg(long, global = true, value_name = "DIR", env = "DEPPY_CACHE_DIR")]
+    cache_dir: Option<std::path::PathBuf>,
+}
+
+/// The catalog cache directory of this run, set once from `--cache-dir`.
+static CACHE_DIR: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+
+/// How this run loads catalogs (the catalog cache of `--cache-dir`).
+pub(crate) fn load_options() -> deppy::catalog::LoadOptions {
+    deppy::catalog::LoadOptions {
+        cache_dir: CACHE_DIR.get().cloned().flatten(),
+        ..Default::default()
+    }
+}
+
+impl Cli {
+    /// The `--color` choice.
+    pub fn color(&self) -> diagnostic::ColorChoice {
+        self.color
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -75,6 +106,7 @@ pub enum Format {
 
 /// Runs a parsed command and returns its exit code.
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
+    let _ = CACHE_DIR.set(cli.cache_dir.clone());
     match cli.command {
         Command::Catalog(cmd) => catalog::run(cmd),
         Command::Resolve(args) => resolve::resolve(args),

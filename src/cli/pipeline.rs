@@ -141,6 +141,9 @@ fn print_changes(run: u64, last: &Resolution, new: &Resolution) {
 
 /// Runs `deppy watch`: resolves, then re-resolves whenever a catalog file changes.
 pub fn watch(args: WatchArgs) -> anyhow::Result<u8> {
+    if args.out.file.output_file.is_some() {
+        anyhow::bail!("--output-file is not supported by `deppy watch`: it prints each change");
+    }
     let sources = args.request.sources()?;
     let mut pipeline = args.request.pipeline()?;
     let paths: Vec<PathBuf> = sources.catalogs.iter().map(|c| c.path.clone()).collect();

@@ -27,8 +27,7 @@ fn resolve(args: &QueryArgs) -> anyhow::Result<Resolution> {
     let sources = args.request.sources()?;
     let mut pipeline = args.request.pipeline()?;
     let run = pipeline.run(&sources);
-    run.result
-        .map_err(|f| anyhow::anyhow!("pipeline node {:?} failed: {}", f.node, f.error))
+    run.result.map_err(super::diagnostic::node_failed)
 }
 
 fn selected(r: &Resolution) -> anyhow::Result<&[BundleId]> {
@@ -174,6 +173,8 @@ pub struct PlanArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = super::Format::Text)]
     pub output: super::Format,
+    #[command(flatten)]
+    pub out_file: super::resolve::OutputFile,
 }
 
 /// Runs `deppy plan`: the answer's actions in order, or the failure's explanation.
@@ -183,19 +184,22 @@ pub fn plan(args: PlanArgs) -> anyhow::Result<u8> {
     let r = pipeline
         .run(&sources)
         .result
-        .map_err(|f| anyhow::anyhow!("pipeline node {:?} failed: {}", f.node, f.error))?;
+        .map_err(super::diagnostic::node_failed)?;
     match &r.outcome {
         Outcome::Resolved(a) => {
             let steps = r.variables.model.plan(a);
             let text = || deppy::report::plan_to_text(&steps);
-            print!("{}", super::catalog::render(&steps, args.output, text)?);
+            args.out_file
+                .emit(&super::catalog::render(&steps, args.output, text)?)?;
             Ok(EXIT_OK)
         }
         Outcome::Unsatisfiable(f) => {
-            print!(
-                "{}",
-                explain_failure(f, r.universe(), r.request(), Detail::Summary)
-            );
+            args.out_file.emit(&explain_failure(
+                f,
+                r.universe(),
+                r.request(),
+                Detail::Summary,
+            ))?;
             Ok(EXIT_FAILED)
         }
     }

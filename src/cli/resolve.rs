@@ -9,14 +9,16 @@ use deppy::catalog::CatalogSource;
 use deppy::explain::Detail;
 use deppy::generic::GenericFile;
 use deppy::pipeline::trace::TraceWriter;
-use deppy::pipeline::{NodeState, Pipeline, PipelineConfig, Run, Sources};
+use deppy::pipeline::{Pipeline, PipelineConfig, Run, Sources};
 use deppy::report::Report;
 use deppy::request::{Request, Requirement};
 use deppy::resolve::hints::hints;
 use deppy::solver::SolveOptions;
 
 use super::catalog::{parse_source, render};
-use super::{EXIT_FAILED, EXIT_OK, Format};
+use super::{EXIT_FAILED, EXIT_GAVE_UP, EXIT_OK, Format, diagnostic};
+use deppy::pipeline::NodeError;
+use deppy::resolve::ResolveError;
 
 /// Options shared by every command that resolves a request.
 #[derive(Debug, Args)]
@@ -47,6 +49,30 @@ pub struct OutputArgs {
     /// How much of a failure's proof to print.
     #[arg(long, value_enum, default_value_t = Detail::Summary)]
     pub explain: Detail,
+    #[command(flatten)]
+    pub file: OutputFile,
+}
+
+/// `--output-file FILE`: where a command's result goes instead of stdout.
+#[derive(Debug, Args)]
+pub struct OutputFile {
+    /// Write the result to FILE instead of stdout: through a temporary file in the same
+    /// directory, synced and renamed into place, so FILE is never left half-written.
+    #[arg(long = "output-file", value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+}
+
+impl OutputFile {
+    /// Prints `text`, or writes it to the output file atomically.
+    pub fn emit(&self, text: &str) -> anyhow::Result<()> {
+        match &self.output_file {
+            Some(path) => Ok(deppy::atomic::write_atomic(path, text.as_bytes())?),
+            None => {
+                print!("{text}");
+                Ok(())
+            }
+        }
+    }
 }
 
 /// `deppy resolve` arguments.
@@ -62,6 +88,38 @@ pub struct ResolveArgs {
     /// After a failure, also try adding this catalog (PATH[:PRIORITY]) as a hint (repeatable).
     #[arg(long = "hint-catalog", value_name = "PATH[:PRIORITY]")]
     pub hint_catalogs: Vec<String>,
+    #[command(flatten)]
+    pub budget: Budget,
+}
+
+/// Limits on the solver's search (`--timeout`, `--max-conflicts`). A search that runs out
+/// ends with "gave up after N conflicts", what it had proven by then, and exit code 3.
+#[derive(Debug, Args)]
+pub struct Budget {
+    /// Give up after this many seconds of search (decimals allowed).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: Option<std::time::Duration>,
+    /// Give up after this many conflicts.
+    #[arg(long = "max-conflicts", value_name = "N")]
+    pub max_conflicts: Option<u64>,
+}
+
+impl Budget {
+    /// The solver options these limits give.
+    pub fn options(&self) -> SolveOptions {
+        SolveOptions {
+            max_conflicts: self.max_conflicts,
+            timeout: self.timeout,
+        }
+    }
+}
+
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    std::time::Duration::try_from_secs_f64(secs)
+        .map_err(|_| format!("{s:?} is not a duration (negative or too large)"))
 }
 
 /// `deppy solve` arguments.
@@ -72,6 +130,10 @@ pub struct SolveArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
+    #[command(flatten)]
+    pub out_file: OutputFile,
+    #[command(flatten)]
+    pub budget: Budget,
 }
 
 impl RequestArgs {
@@ -88,11 +150,15 @@ impl RequestArgs {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("{}: cannot read", path.display()))?;
             let value: serde_json::Value = serde_saphyr::from_str(&text)
-                .with_context(|| format!("{}: not YAML or JSON", path.display()))?;
+                .map_err(|e| diagnostic::yaml_syntax(path, &text, "YAML or JSON", &e))?;
             request.cluster = Some(value);
-            request
-                .cluster_node()
-                .with_context(|| path.display().to_string())?;
+            request.cluster_node().map_err(|e| {
+                // The file is the request's `cluster`: its paths start there.
+                let field = e
+                    .path()
+                    .map(|p| p.trim_start_matches("cluster").trim_start_matches('.'));
+                diagnostic::field_error(path, &text, field.filter(|f| !f.is_empty()), e.to_string())
+            })?;
         }
         let mut catalogs: Vec<CatalogSource> = Vec::new();
         for c in &request.catalogs {
@@ -119,19 +185,24 @@ impl RequestArgs {
 
 /// Loads and validates a pipeline configuration file, or takes the default one.
 pub fn pipeline_from(path: Option<&std::path::Path>) -> anyhow::Result<Pipeline> {
+    let mut pipeline = configured_pipeline(path)?;
+    pipeline.set_load_options(super::load_options());
+    Ok(pipeline)
+}
+
+fn configured_pipeline(path: Option<&std::path::Path>) -> anyhow::Result<Pipeline> {
     let config = match path {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("{}: cannot read", p.display()))?;
-            PipelineConfig::parse(&text).with_context(|| p.display().to_string())?
+            let config =
+                PipelineConfig::parse(&text).map_err(|e| diagnostic::config_error(p, &text, &e))?;
+            return Pipeline::new(config)
+                .map_err(|e| diagnostic::config_error(p, &text, &e).into());
         }
         None => PipelineConfig::default_config(),
     };
-    let what = path.map_or_else(
-        || "default pipeline".to_string(),
-        |p| p.display().to_string(),
-    );
-    Pipeline::new(config).with_context(|| what)
+    Pipeline::new(config).context("default pipeline")
 }
 
 /// What hints after a failure may change: the full request, the catalogs it was resolved
@@ -148,18 +219,18 @@ pub struct HintInput<'a> {
 /// Prints a run's answer and returns the exit code, or the failed node as an error.
 pub fn print_run(run: Run, out: &OutputArgs, hint: &HintInput<'_>) -> anyhow::Result<u8> {
     let states = run.states;
-    let resolution = run.result.map_err(|f| {
-        let others: Vec<String> = states
-            .iter()
-            .filter(|(n, s)| *n != f.node && *s != NodeState::Successful)
-            .map(|(n, s)| format!("{n} {}", s.name()))
-            .collect();
-        let mut msg = format!("pipeline node {:?} failed: {}", f.node, f.error);
-        if !others.is_empty() {
-            msg.push_str(&format!(" (other nodes: {})", others.join(", ")));
+    let resolution = match run.result {
+        Ok(r) => r,
+        Err(f) => {
+            if let NodeError::Resolve(e) = &f.error
+                && let ResolveError::GaveUp { .. } = **e
+            {
+                eprint!("{e}");
+                return Ok(EXIT_GAVE_UP);
+            }
+            return Err(super::diagnostic::NodeFailed::new(f, &states).into());
         }
-        anyhow::anyhow!(msg)
-    })?;
+    };
     for w in resolution.warnings() {
         log::warn!("{w}");
     }
@@ -169,7 +240,8 @@ pub fn print_run(run: Run, out: &OutputArgs, hint: &HintInput<'_>) -> anyhow::Re
         let found = hints(&u.set, hint.catalogs, hint.request, hint.extra);
         report = report.with_hints(u, hint.request, found);
     }
-    print!("{}", render(&report, out.output, || report.to_text())?);
+    out.file
+        .emit(&render(&report, out.output, || report.to_text())?)?;
     Ok(if report.is_resolved() {
         EXIT_OK
     } else {
@@ -181,11 +253,15 @@ pub fn print_run(run: Run, out: &OutputArgs, hint: &HintInput<'_>) -> anyhow::Re
 pub fn resolve(args: ResolveArgs) -> anyhow::Result<u8> {
     let sources = args.request.sources()?;
     let mut pipeline = args.request.pipeline()?;
+    pipeline.set_options(args.budget.options());
     let writer = match &args.trace {
         Some(path) => Some(TraceWriter::attach(&mut pipeline, path)?),
         None => None,
     };
-    let run = pipeline.run(&sources);
+    let run = {
+        let _spinner = super::progress::Bar::spinner("loading catalogs and resolving");
+        pipeline.run(&sources)
+    };
     if let Some(w) = writer {
         w.finish(&run)?;
     }
@@ -208,16 +284,17 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<u8> {
         .with_context(|| format!("{}: cannot read", args.file.display()))?;
     let file = GenericFile::parse(&text).with_context(|| args.file.display().to_string())?;
     let answer = file
-        .solve(&SolveOptions::default())
+        .solve(&args.budget.options())
         .with_context(|| args.file.display().to_string())?;
     let text_view = || match answer.status {
         "resolved" => format!("Selected: {}\n", answer.selected.join(", ")),
         _ => answer.explanation.clone(),
     };
-    print!("{}", render(&answer, args.output, text_view)?);
-    Ok(if answer.status == "resolved" {
-        EXIT_OK
-    } else {
-        EXIT_FAILED
+    args.out_file
+        .emit(&render(&answer, args.output, text_view)?)?;
+    Ok(match answer.status {
+        "resolved" => EXIT_OK,
+        "gaveUp" => EXIT_GAVE_UP,
+        _ => EXIT_FAILED,
     })
 }

@@ -1,5 +1,7 @@
 //! Words for the generic model (`deppy solve`): ids stand for themselves.
 
+use rustc_hash::FxHashMap;
+
 use crate::generic::{GenericFile, Label, RawConstraint};
 use crate::solver::{Cause, DerivationTree, Term};
 
@@ -48,11 +50,27 @@ fn terms(file: &GenericFile, t: &[Term]) -> String {
 
 /// Words a generic failure: the constraints used, then each derivation step.
 pub fn explain_generic(tree: &DerivationTree<Label>, file: &GenericFile) -> String {
-    let mut out = String::from("No selection exists. Because:\n");
-    let mut seen: Vec<&Label> = Vec::new();
+    derivation("No selection exists. Because:\n", tree, file)
+}
+
+/// Words what a search that gave up had proven: the same form as a failure, ending in the
+/// last incompatibility it learned rather than "no selection".
+pub fn explain_generic_partial(tree: &DerivationTree<Label>, file: &GenericFile) -> String {
+    let mut out = derivation("What deppy had proven when it stopped:\n", tree, file);
+    if let Some(root) = tree.root() {
+        out.push_str(&format!("So {}.\n", terms(file, &root.terms)));
+    }
+    out
+}
+
+fn derivation(head: &str, tree: &DerivationTree<Label>, file: &GenericFile) -> String {
+    let mut out = String::from(head);
+    // Each constraint once; bucketed by subject, so a long proof stays linear.
+    let mut seen: FxHashMap<&str, Vec<&Label>> = FxHashMap::default();
     for l in tree.external_causes() {
-        if !seen.contains(&l) {
-            seen.push(l);
+        let bucket = seen.entry(l.subject.as_str()).or_default();
+        if !bucket.contains(&l) {
+            bucket.push(l);
             out.push_str(&format!("  - {}\n", constraint(file, l)));
         }
     }
@@ -63,7 +81,13 @@ pub fn explain_generic(tree: &DerivationTree<Label>, file: &GenericFile) -> Stri
         },
         None => String::new(),
     };
-    out.push_str("Derivation:\n");
+    if tree
+        .nodes
+        .iter()
+        .any(|n| matches!(n.cause, Cause::Derived { .. }))
+    {
+        out.push_str("Derivation:\n");
+    }
     for (i, n) in tree.nodes.iter().enumerate() {
         if let Cause::Derived { left, right, .. } = n.cause {
             out.push_str(&format!(

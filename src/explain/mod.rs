@@ -6,7 +6,9 @@ mod generic;
 pub mod why;
 mod words;
 
-pub use generic::explain_generic;
+pub use generic::{explain_generic, explain_generic_partial};
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::request::Request;
 use crate::resolve::reason::Reason;
@@ -38,17 +40,9 @@ pub fn explain_failure(
         subjects: &failure.subjects,
     };
     let nodes = &failure.tree.nodes;
-    let facts = pass_facts(nodes);
-    let conclusions = pass_conclusions(nodes);
     let mut out = String::from("No resolution exists. Because:\n");
-    for i in &facts {
-        if let Some(n) = nodes.get(*i)
-            && let Cause::External(reason) = &n.cause
-        {
-            out.push_str(&format!("  - {}\n", w.reason(reason, &n.terms)));
-        }
-    }
-    let steps: Vec<String> = conclusions
+    out.push_str(&facts_text(&w, nodes));
+    let steps: Vec<String> = pass_conclusions(nodes)
         .iter()
         .filter_map(|i| nodes.get(*i))
         .map(|n| w.terms(&n.terms))
@@ -71,35 +65,72 @@ pub fn explain_failure(
     out
 }
 
-/// Pass 1: the external facts the proof uses, each once, requirements first, then the
-/// order the proof meets them.
-fn pass_facts(nodes: &[Incompatibility<Reason>]) -> Vec<usize> {
-    let mut seen: Vec<(&Reason, &[Term])> = Vec::new();
-    let mut facts = Vec::new();
-    for (i, n) in nodes.iter().enumerate() {
-        if let Cause::External(r) = &n.cause
-            && !seen.contains(&(r, n.terms.as_slice()))
+/// Words what a search that gave up had proven: the facts its last learned incompatibility
+/// rests on and that incompatibility itself.
+pub fn explain_partial(failure: &Failure, u: &Universe, request: &Request) -> String {
+    let w = Words {
+        u,
+        request,
+        subjects: &failure.subjects,
+    };
+    let nodes = &failure.tree.nodes;
+    let mut out = String::from("What deppy had proven when it stopped:\n");
+    out.push_str(&facts_text(&w, nodes));
+    if let Some(root) = nodes.last() {
+        out.push_str(&format!("So {}.\n", w.terms(&root.terms)));
+    }
+    out
+}
+
+/// The facts a proof uses, one line each.
+fn facts_text(w: &Words<'_>, nodes: &[Incompatibility<Reason>]) -> String {
+    let mut out = String::new();
+    for i in pass_facts(nodes) {
+        if let Some(n) = nodes.get(i)
+            && let Cause::External(reason) = &n.cause
         {
-            seen.push((r, &n.terms));
-            facts.push(i);
+            out.push_str(&format!("  - {}\n", w.reason(reason, &n.terms)));
         }
     }
-    let rank = |i: &usize| match nodes.get(*i).map(|n| &n.cause) {
+    out
+}
+
+/// Pass 1: the external facts the proof uses, each once, requirements first, then the
+/// order the proof meets them.
+/// Linear: facts are bucketed by their terms, and reasons compared within a bucket only.
+fn pass_facts(nodes: &[Incompatibility<Reason>]) -> Vec<usize> {
+    let mut seen: FxHashMap<&[Term], Vec<&Reason>> = FxHashMap::default();
+    let mut facts = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        if let Cause::External(r) = &n.cause {
+            let bucket = seen.entry(n.terms.as_slice()).or_default();
+            if !bucket.contains(&r) {
+                bucket.push(r);
+                facts.push(i);
+            }
+        }
+    }
+    facts.sort_by_key(|i| (fact_rank(nodes, *i), *i));
+    facts
+}
+
+/// Facts about the request come first in words: what you require, what can satisfy it,
+/// what is kept installed; then everything else.
+fn fact_rank(nodes: &[Incompatibility<Reason>], i: usize) -> (u8, usize) {
+    match nodes.get(i).map(|n| &n.cause) {
         Some(Cause::External(Reason::Required(r))) => (0, *r),
         Some(Cause::External(Reason::RequirementCandidates { requirement, .. })) => {
             (1, *requirement)
         }
         Some(Cause::External(Reason::KeepInstalled(_))) => (2, 0),
         _ => (3, 0),
-    };
-    facts.sort_by_key(|i| (rank(i), *i));
-    facts
+    }
 }
 
 /// Pass 2: intermediate conclusions worth saying, each once, in proof order: a bundle whose
 /// dependency nothing can meet, then every derived "these cannot be installed (together)".
 fn pass_conclusions(nodes: &[Incompatibility<Reason>]) -> Vec<usize> {
-    let mut seen: Vec<&[Term]> = Vec::new();
+    let mut seen: FxHashSet<&[Term]> = FxHashSet::default();
     let mut out = Vec::new();
     let dead_end = |n: &Incompatibility<Reason>| {
         matches!(n.cause, Cause::External(Reason::Dependency { .. }))
@@ -115,8 +146,7 @@ fn pass_conclusions(nodes: &[Incompatibility<Reason>]) -> Vec<usize> {
         &all_on,
     ] {
         for (i, n) in nodes.iter().enumerate() {
-            if pass(n) && !seen.contains(&n.terms.as_slice()) {
-                seen.push(&n.terms);
+            if pass(n) && seen.insert(n.terms.as_slice()) {
                 out.push(i);
             }
         }
@@ -131,7 +161,9 @@ fn full(w: &Words<'_>, nodes: &[Incompatibility<Reason>]) -> String {
     for (i, n) in nodes.iter().enumerate() {
         if matches!(n.cause, Cause::Derived { .. }) {
             next += 1;
-            number[i] = next;
+            if let Some(slot) = number.get_mut(i) {
+                *slot = next;
+            }
         }
     }
     let say = |i: usize| -> String {
@@ -140,16 +172,31 @@ fn full(w: &Words<'_>, nodes: &[Incompatibility<Reason>]) -> String {
                 cause: Cause::External(r),
                 terms,
             }) => w.reason(r, terms),
-            Some(n) => format!("{} (step {})", w.terms(&n.terms), number[i]),
+            Some(n) => format!(
+                "{} (step {})",
+                w.terms(&n.terms),
+                number.get(i).copied().unwrap_or(0)
+            ),
             None => String::new(),
         }
     };
     let mut out = String::new();
     for (i, n) in nodes.iter().enumerate() {
         if let Cause::Derived { left, right, .. } = n.cause {
+            // Two facts read top-down: the request's side first.
+            let external =
+                |i: usize| matches!(nodes.get(i), Some(m) if matches!(m.cause, Cause::External(_)));
+            let (left, right) = if external(left)
+                && external(right)
+                && fact_rank(nodes, right) < fact_rank(nodes, left)
+            {
+                (right, left)
+            } else {
+                (left, right)
+            };
             out.push_str(&format!(
                 "  ({}) Because {}, and {}: {}.\n",
-                number[i],
+                number.get(i).copied().unwrap_or(0),
                 say(left),
                 say(right),
                 w.terms(&n.terms)

@@ -23,7 +23,7 @@ pub fn list(names: &[String], conj: &str) -> String {
         _ if names.len() > LIST_MAX => {
             format!(
                 "{}, {conj} {} more",
-                names[..LIST_MAX].join(", "),
+                names.get(..LIST_MAX).unwrap_or_default().join(", "),
                 names.len() - LIST_MAX
             )
         }

@@ -197,6 +197,9 @@ impl PipelineConfig {
     }
 
     /// Validates the configuration and returns its nodes in run order.
+    // Invariant for indexing: every index is a position in `nodes` (from enumerating it or
+    // from `position` lookups that were checked), and `nodes` does not change length here.
+    #[allow(clippy::indexing_slicing)]
     pub fn validate(&self) -> Result<Vec<Node>, ConfigError> {
         let cfg = self.normalised();
         let mut nodes = Vec::with_capacity(cfg.nodes.len());
@@ -255,6 +258,9 @@ fn sorted(it: impl Iterator<Item = usize>) -> Vec<usize> {
     v
 }
 
+// Invariant for indexing: every index is a position in `nodes` (from enumerating it or
+// from `position` lookups that were checked), and `nodes` does not change length here.
+#[allow(clippy::indexing_slicing)]
 fn wire(cfg: &PipelineConfig, nodes: &mut [Node]) -> Result<(), ConfigError> {
     for (i, n) in cfg.nodes.iter().enumerate() {
         let role = nodes[i].node_type.role();
@@ -292,6 +298,9 @@ fn wire(cfg: &PipelineConfig, nodes: &mut [Node]) -> Result<(), ConfigError> {
 }
 
 /// Kahn's algorithm, ties broken by configuration order; a leftover node is on a cycle.
+// Invariant for indexing: every index is a position in `nodes` (from enumerating it or
+// from `position` lookups that were checked), and `nodes` does not change length here.
+#[allow(clippy::indexing_slicing)]
 fn run_order(nodes: &[Node]) -> Result<Vec<usize>, ConfigError> {
     let mut indegree: Vec<usize> = nodes.iter().map(|n| n.inputs.len()).collect();
     let mut done = vec![false; nodes.len()];
@@ -310,6 +319,9 @@ fn run_order(nodes: &[Node]) -> Result<Vec<usize>, ConfigError> {
     Ok(order)
 }
 
+// Invariant for indexing: every index is a position in `nodes` (from enumerating it or
+// from `position` lookups that were checked), and `nodes` does not change length here.
+#[allow(clippy::indexing_slicing)]
 fn check_kinds(nodes: &mut [Node], order: &[usize]) -> Result<(), ConfigError> {
     for &i in order {
         let mut got = Vec::new();

@@ -141,6 +141,7 @@ pub struct Pipeline {
     caches: Vec<NodeCache>,
     subscribers: Vec<Subscriber>,
     options: SolveOptions,
+    load: crate::catalog::LoadOptions,
     metadata: BTreeMap<String, String>,
 }
 
@@ -156,6 +157,7 @@ impl Pipeline {
             caches,
             subscribers: Vec::new(),
             options: SolveOptions::default(),
+            load: crate::catalog::LoadOptions::default(),
             metadata: BTreeMap::new(),
         })
     }
@@ -180,6 +182,11 @@ impl Pipeline {
         self.options = options;
     }
 
+    /// How the load node reads catalogs (the catalog cache, heavy properties).
+    pub fn set_load_options(&mut self, load: crate::catalog::LoadOptions) {
+        self.load = load;
+    }
+
     /// Adds metadata to every event's header.
     pub fn set_metadata(&mut self, key: &str, value: &str) {
         self.metadata.insert(key.to_string(), value.to_string());
@@ -201,6 +208,9 @@ impl Pipeline {
         self.execute(&Sources::default(), Some(recorded))
     }
 
+    // Invariant for indexing: `states`, `inbox` and `self.caches` have one slot per node, and
+    // `i` and the receivers `r` are node positions.
+    #[allow(clippy::indexing_slicing)]
     fn execute(
         &mut self,
         sources: &Sources,
@@ -226,6 +236,7 @@ impl Pipeline {
                     &creators,
                     sources,
                     &self.options,
+                    &self.load,
                 ),
             };
             match outputs {

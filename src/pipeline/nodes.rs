@@ -31,6 +31,7 @@ pub(crate) fn run(
     creators: &[String],
     sources: &Sources,
     options: &SolveOptions,
+    load_options: &LoadOptions,
 ) -> Result<Vec<Data>, NodeError> {
     match node.node_type {
         NodeType::Catalogs => sources
@@ -66,7 +67,7 @@ pub(crate) fn run(
             Params::StaticVariables(v) => Ok(vec![Data::StaticVariables(Arc::new(v.clone()))]),
             _ => Ok(Vec::new()),
         },
-        NodeType::LoadCatalogs => load(cache, inputs),
+        NodeType::LoadCatalogs => load(cache, inputs, load_options),
         NodeType::Mutate => mutate(node, inputs),
         NodeType::Filter => filter(node, inputs),
         NodeType::AdminConstraints => admin(inputs),
@@ -90,7 +91,11 @@ fn read(source: &CatalogSource) -> Result<Arc<CatalogData>, NodeError> {
     }))
 }
 
-fn load(cache: &mut NodeCache, inputs: &[Data]) -> Result<Vec<Data>, NodeError> {
+fn load(
+    cache: &mut NodeCache,
+    inputs: &[Data],
+    load_options: &LoadOptions,
+) -> Result<Vec<Data>, NodeError> {
     let catalogs: Vec<(CatalogSource, Vec<SourceFile>)> = inputs
         .iter()
         .filter_map(|d| match d {
@@ -111,14 +116,14 @@ fn load(cache: &mut NodeCache, inputs: &[Data]) -> Result<Vec<Data>, NodeError> 
         ));
     }
     for (i, (s, _)) in catalogs.iter().enumerate() {
-        if catalogs[..i].iter().any(|(o, _)| o.name == s.name) {
+        if catalogs.iter().take(i).any(|(o, _)| o.name == s.name) {
             return Err(NodeError::Input(format!(
                 "two catalogs are named {:?}; give one a name in the request file",
                 s.name
             )));
         }
     }
-    let set = CatalogSet::load_files_cached(&catalogs, &LoadOptions::default(), &mut cache.files)
+    let set = CatalogSet::load_files_cached(&catalogs, load_options, &mut cache.files)
         .map_err(|e| NodeError::Load(Box::new(e)))?;
     Ok(vec![Data::CatalogSet(Arc::new(set))])
 }

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::data::Data;
 use super::kind::{NodeType, Role};
 use super::{Pipeline, PipelineConfig, Run};
+use crate::atomic::AtomicFile;
 
 /// Trace format version.
 pub const FORMAT: u32 = 1;
@@ -58,12 +59,13 @@ pub enum TraceError {
     },
 }
 
-/// Writes a pipeline's events to a file: to `FILE.tmp` while running, renamed to `FILE`
-/// when [`TraceWriter::finish`] is called, so an interrupted run leaves no truncated trace.
+/// Writes a pipeline's events to a file: to a temporary file next to it while running
+/// ([`crate::atomic::AtomicFile`]), synced and renamed to `FILE` when
+/// [`TraceWriter::finish`] is called, so an interrupted run leaves no truncated trace (and a
+/// run that never finishes removes its temporary file).
 pub struct TraceWriter {
     path: PathBuf,
-    tmp: PathBuf,
-    out: Arc<Mutex<Option<std::io::BufWriter<std::fs::File>>>>,
+    out: Arc<Mutex<Option<std::io::BufWriter<AtomicFile>>>>,
     error: Arc<Mutex<Option<std::io::Error>>>,
 }
 
@@ -74,8 +76,7 @@ impl TraceWriter {
             path: path.to_path_buf(),
             source,
         };
-        let tmp = tmp_path(path);
-        let file = std::fs::File::create(&tmp).map_err(io)?;
+        let file = AtomicFile::create(path).map_err(|e| io(e.error))?;
         let mut w = std::io::BufWriter::new(file);
         let header = json!({
             "trace": {
@@ -100,7 +101,6 @@ impl TraceWriter {
         });
         Ok(TraceWriter {
             path: path.to_path_buf(),
-            tmp,
             out,
             error,
         })
@@ -139,18 +139,8 @@ impl TraceWriter {
         let result = json!({"result": {"execution": run.execution, "status": status, "nodes": states, "failed": failed}});
         writeln!(w, "{result}").map_err(io)?;
         let file = w.into_inner().map_err(|e| io(e.into_error()))?;
-        file.sync_all().map_err(io)?;
-        std::fs::rename(&self.tmp, &self.path).map_err(io)
+        file.commit().map_err(|e| io(e.error))
     }
-}
-
-fn tmp_path(path: &Path) -> PathBuf {
-    let mut name = path
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    name.push(".tmp");
-    path.with_file_name(name)
 }
 
 /// A trace read back: its configuration and the source data each producer emitted.
@@ -199,8 +189,12 @@ impl Trace {
             .map(|n| n.name.clone())
             .collect();
         let mut sources: BTreeMap<String, BTreeMap<u64, Data>> = BTreeMap::new();
+        let mut last = 1;
+        let mut finished = false;
         for (i, line) in lines {
+            last = i + 1;
             let v: Value = serde_json::from_str(line).map_err(|e| bad(i + 1, e.to_string()))?;
+            finished = v.get("result").is_some();
             if v.get("kind").and_then(Value::as_str) != Some("data") {
                 continue;
             }
@@ -216,6 +210,15 @@ impl Trace {
                     .ok_or_else(|| bad(i + 1, "data event without data".into()))?;
                 slot.insert(Data::from_json(data).map_err(|e| bad(i + 1, e))?);
             }
+        }
+        if !finished {
+            // A trace is renamed into place only once its result line is written; without
+            // one it was cut short (copied while written, or truncated): never trusted.
+            return Err(bad(
+                last,
+                "no result line after it: the trace is incomplete (cut short), so it is not replayed"
+                    .into(),
+            ));
         }
         Ok(Trace {
             deppy: text_field("deppy")?,

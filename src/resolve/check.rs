@@ -2,9 +2,9 @@
 //! and §7? It recomputes everything from the catalog (no Datalog, no solver), so tests and
 //! debug builds can hold each answer against it.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::catalog::{BundleId, ChannelGraph};
+use crate::catalog::{BundleId, ChannelGraph, Gvk, GvkId, PackageId};
 use crate::constraint::{CandidateView, Cluster, bundle_properties};
 use crate::request::{Request, Requirement};
 
@@ -57,25 +57,32 @@ pub fn check(u: &Universe, request: &Request, selected: &[BundleId]) -> Result<(
     let name = |b: BundleId| u.bundle(b).name.clone();
     let cluster = request.cluster_node().ok().flatten();
     let excluded = |b: BundleId| !u.is_installed(b) && (u.bundle(b).deprecated || !ch.on_any(b));
-    for (i, &a) in selected.iter().enumerate() {
-        for &b in &selected[i + 1..] {
-            if u.package_of(a) == u.package_of(b) {
-                return Err(Violation(format!(
-                    "{} and {} share a package",
-                    name(a),
-                    name(b)
-                )));
-            }
-            if u.bundle(a)
-                .provides
-                .iter()
-                .any(|g| u.bundle(b).provides.contains(g))
-            {
-                return Err(Violation(format!(
-                    "{} and {} provide the same API",
-                    name(a),
-                    name(b)
-                )));
+    // One bundle per package and per API: indexes, so a long answer stays linear.
+    let mut by_package: FxHashMap<PackageId, BundleId> = FxHashMap::default();
+    let mut by_gvk: FxHashMap<GvkId, BundleId> = FxHashMap::default();
+    for &b in selected {
+        if let Some(&a) = by_package.get(&u.package_of(b))
+            && a != b
+        {
+            return Err(Violation(format!(
+                "{} and {} share a package",
+                name(a),
+                name(b)
+            )));
+        }
+        by_package.insert(u.package_of(b), b);
+        for g in &u.bundle(b).provides {
+            match by_gvk.get(g) {
+                Some(&a) if a != b => {
+                    return Err(Violation(format!(
+                        "{} and {} provide the same API",
+                        name(a),
+                        name(b)
+                    )));
+                }
+                _ => {
+                    by_gvk.insert(*g, b);
+                }
             }
         }
     }
@@ -88,6 +95,7 @@ pub fn check(u: &Universe, request: &Request, selected: &[BundleId]) -> Result<(
             )));
         }
     }
+    let index = Selection::new(u, selected, &excluded, cluster.as_ref());
     for &b in selected {
         let pinned = request
             .require
@@ -96,7 +104,7 @@ pub fn check(u: &Universe, request: &Request, selected: &[BundleId]) -> Result<(
         if excluded(b) && (!pinned || u.bundle(b).deprecated) {
             return Err(Violation(format!("{} is excluded", name(b))));
         }
-        check_dependencies(u, selected, b, &excluded, cluster.as_ref())?;
+        check_dependencies(u, &index, b, cluster.as_ref())?;
     }
     if let Some(c) = &cluster {
         let served = c.provides();
@@ -118,12 +126,13 @@ pub fn check(u: &Universe, request: &Request, selected: &[BundleId]) -> Result<(
     if request.keep_installed {
         // Installed bundles of required packages may move (requirements checked above); the
         // others stay exactly (SEMANTICS.md §7).
+        let chosen: FxHashSet<BundleId> = selected.iter().copied().collect();
         for &i in &u.installed {
             let required = request
                 .require
                 .iter()
                 .any(|q| q.package == u.package_name(u.package_of(i)));
-            if !required && !selected.contains(&i) {
+            if !required && !chosen.contains(&i) {
                 return Err(Violation(format!(
                     "keepInstalled: {} must stay installed",
                     name(i)
@@ -196,21 +205,59 @@ fn is_successor(u: &Universe, i: BundleId, e: BundleId) -> bool {
         })
 }
 
+/// The usable (not excluded) selected bundles, indexed by what dependencies ask for.
+struct Selection<'u> {
+    usable: Vec<BundleId>,
+    by_package: FxHashMap<&'u str, Vec<BundleId>>,
+    gvks: FxHashSet<GvkId>,
+    labels: FxHashSet<&'u str>,
+    /// APIs the cluster serves.
+    served: Vec<Gvk>,
+}
+
+impl<'u> Selection<'u> {
+    fn new(
+        u: &'u Universe,
+        selected: &[BundleId],
+        excluded: &dyn Fn(BundleId) -> bool,
+        cluster: Option<&Cluster>,
+    ) -> Selection<'u> {
+        let usable: Vec<BundleId> = selected.iter().copied().filter(|b| !excluded(*b)).collect();
+        let mut by_package: FxHashMap<&str, Vec<BundleId>> = FxHashMap::default();
+        let mut gvks = FxHashSet::default();
+        let mut labels = FxHashSet::default();
+        for &b in &usable {
+            let bundle = u.bundle(b);
+            by_package
+                .entry(u.package_name(bundle.package))
+                .or_default()
+                .push(b);
+            gvks.extend(bundle.provides.iter().copied());
+            labels.extend(bundle.labels.iter().map(String::as_str));
+        }
+        Selection {
+            usable,
+            by_package,
+            gvks,
+            labels,
+            served: cluster.map(Cluster::provides).unwrap_or_default(),
+        }
+    }
+}
+
 fn check_dependencies(
     u: &Universe,
-    selected: &[BundleId],
+    selection: &Selection<'_>,
     b: BundleId,
-    excluded: &dyn Fn(BundleId) -> bool,
     cluster: Option<&Cluster>,
 ) -> Result<(), Violation> {
     let bundle = u.bundle(b);
-    let usable = |x: &&BundleId| !excluded(**x);
-    let served = cluster.map(Cluster::provides).unwrap_or_default();
+    let served = &selection.served;
     for req in &bundle.requires_packages {
-        let ok = selected.iter().filter(usable).any(|&x| {
-            let xb = u.bundle(x);
-            u.package_name(xb.package) == req.package && req.range.matches(&xb.version)
-        });
+        let ok = selection
+            .by_package
+            .get(req.package.as_str())
+            .is_some_and(|xs| xs.iter().any(|&x| req.range.matches(&u.bundle(x).version)));
         if !ok {
             return Err(Violation(format!(
                 "{} needs package {} {}",
@@ -222,11 +269,7 @@ fn check_dependencies(
         if u.gvk(*g).is_some_and(|g| served.contains(g)) {
             continue;
         }
-        if !selected
-            .iter()
-            .filter(usable)
-            .any(|&x| u.bundle(x).provides.contains(g))
-        {
+        if !selection.gvks.contains(g) {
             return Err(Violation(format!(
                 "{} needs an API nobody selected provides",
                 bundle.name
@@ -234,11 +277,7 @@ fn check_dependencies(
         }
     }
     for l in &bundle.requires_labels {
-        if !selected
-            .iter()
-            .filter(usable)
-            .any(|&x| u.bundle(x).labels.contains(l))
-        {
+        if !selection.labels.contains(l.as_str()) {
             return Err(Violation(format!("{} needs label {l}", bundle.name)));
         }
     }
@@ -246,7 +285,7 @@ fn check_dependencies(
         if cluster.is_some_and(|k| k.satisfies(c).is_match()) {
             continue;
         }
-        let ok = selected.iter().filter(usable).any(|&x| {
+        let ok = selection.usable.iter().any(|&x| {
             let xb = u.bundle(x);
             let props = bundle_properties(xb, &u.set);
             c.test(&CandidateView::of_bundle(xb, &u.set, &props))

@@ -84,21 +84,42 @@ fn candidates(set: &CatalogSet, request: &Request) -> Vec<(Change, Request)> {
                 requirement: i,
                 range: range.raw().to_string(),
             };
-            out.push((change, with(&|r| r.require[i].version_range = None)));
+            out.push((
+                change,
+                with(&|r| {
+                    if let Some(q) = r.require.get_mut(i) {
+                        q.version_range = None;
+                    }
+                }),
+            ));
         }
         if let Some(b) = &q.bundle {
             let change = Change::DropPin {
                 requirement: i,
                 bundle: b.clone(),
             };
-            out.push((change, with(&|r| r.require[i].bundle = None)));
+            out.push((
+                change,
+                with(&|r| {
+                    if let Some(q) = r.require.get_mut(i) {
+                        q.bundle = None;
+                    }
+                }),
+            ));
         }
         if let Some(c) = &q.catalog {
             let change = Change::DropCatalog {
                 requirement: i,
                 catalog: c.clone(),
             };
-            out.push((change, with(&|r| r.require[i].catalog = None)));
+            out.push((
+                change,
+                with(&|r| {
+                    if let Some(q) = r.require.get_mut(i) {
+                        q.catalog = None;
+                    }
+                }),
+            ));
         }
         if let (Some(current), Some(p)) = (&q.channel, set.package_id(&q.package)) {
             let mut channels: Vec<&str> = set
@@ -115,7 +136,11 @@ fn candidates(set: &CatalogSet, request: &Request) -> Vec<(Change, Request)> {
                 };
                 out.push((
                     change,
-                    with(&|r| r.require[i].channel = Some(ch.to_string())),
+                    with(&|r| {
+                        if let Some(q) = r.require.get_mut(i) {
+                            q.channel = Some(ch.to_string());
+                        }
+                    }),
                 ));
             }
         }

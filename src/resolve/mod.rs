@@ -54,11 +54,13 @@ pub enum ResolveError {
         /// What is wrong.
         error: Box<ChannelError>,
     },
-    /// The solver's conflict budget ran out.
-    #[error("gave up after {conflicts} conflicts")]
+    /// The solver's conflict or time budget ran out.
+    #[error("gave up after {conflicts} conflicts\n{partial}")]
     GaveUp {
         /// Conflicts seen.
         conflicts: u64,
+        /// What the search had proven by then, in words (empty when nothing).
+        partial: String,
     },
 }
 
@@ -282,7 +284,18 @@ impl Model {
                 tree,
                 subjects: self.built.subjects.clone(),
             })),
-            Err(SolveError::GaveUp { conflicts }) => Err(ResolveError::GaveUp { conflicts }),
+            Err(SolveError::GaveUp { conflicts, partial }) => Err(ResolveError::GaveUp {
+                conflicts,
+                partial: partial
+                    .map(|tree| {
+                        let failure = Failure {
+                            tree,
+                            subjects: self.built.subjects.clone(),
+                        };
+                        crate::explain::explain_partial(&failure, u, request)
+                    })
+                    .unwrap_or_default(),
+            }),
         }
     }
 }

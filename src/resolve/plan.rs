@@ -1,7 +1,9 @@
 //! Upgrade plans: the answer's actions in the order to carry them out — every bundle after
 //! the bundles it depends on — then the installed bundles no longer needed.
 
-use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::catalog::BundleId;
 use crate::solver::{Constraint, Var};
@@ -37,8 +39,9 @@ impl Model {
     /// Dependency edges among `selected`: for each Dependency constraint of a selected
     /// bundle, the candidate chosen for it (the first selected one).
     fn edges(&self, selected: &[BundleId]) -> Vec<(BundleId, BundleId)> {
+        let chosen: FxHashSet<BundleId> = selected.iter().copied().collect();
         let bundle = |v: &Var| match self.subjects().get(v.0 as usize) {
-            Some(Subject::Bundle(b)) if selected.contains(b) => Some(*b),
+            Some(Subject::Bundle(b)) if chosen.contains(b) => Some(*b),
             _ => None,
         };
         let mut out = Vec::new();
@@ -65,28 +68,26 @@ impl Model {
             .iter()
             .map(|b| (self.universe.bundle(*b).name.as_str(), *b))
             .collect();
-        let mut pending: Vec<&super::Selected> = answer.selected.iter().collect();
-        let mut done: Vec<BundleId> = Vec::new();
+        let bundle_at = |i: usize| {
+            answer
+                .selected
+                .get(i)
+                .and_then(|s| by_name.get(s.bundle.as_str()).copied())
+        };
+        let mut needed_by: FxHashMap<BundleId, Vec<BundleId>> = FxHashMap::default();
+        for &(f, t) in edges.iter().filter(|(f, t)| f != t) {
+            needed_by.entry(t).or_default().push(f);
+        }
         let mut steps = Vec::new();
-        while !pending.is_empty() {
-            // The first (by package) whose dependencies are all done; on a cycle, the first.
-            let ready = pending
-                .iter()
-                .position(|s| {
-                    let b = by_name.get(s.bundle.as_str()).copied();
-                    edges
-                        .iter()
-                        .all(|(f, t)| Some(*f) != b || *t == *f || done.contains(t))
-                })
-                .unwrap_or(0);
-            let s = pending.remove(ready);
-            let b = by_name.get(s.bundle.as_str()).copied();
-            done.extend(b);
-            let needed_by = edges
-                .iter()
-                .filter(|(f, t)| Some(*t) == b && f != t)
-                .map(|(f, _)| name_of(*f))
-                .collect();
+        for i in install_order(answer.selected.len(), &bundle_at, &edges) {
+            let Some(s) = answer.selected.get(i) else {
+                continue;
+            };
+            let mut needed: Vec<BundleId> = bundle_at(i)
+                .and_then(|b| needed_by.get(&b))
+                .cloned()
+                .unwrap_or_default();
+            needed.sort();
             steps.push(Step {
                 step: steps.len() + 1,
                 action: match s.action {
@@ -98,7 +99,7 @@ impl Model {
                 bundle: s.bundle.clone(),
                 from: s.from.clone(),
                 via: s.via,
-                needed_by,
+                needed_by: needed.into_iter().map(name_of).collect(),
             });
         }
         for u in &answer.unneeded {
@@ -114,4 +115,51 @@ impl Model {
         }
         steps
     }
+}
+
+/// The order of the `n` selected bundles (positions, in package order) in a plan: repeatedly
+/// the first pending one whose dependencies (`edges`, dependent first) are all done, or on a
+/// cycle the first pending one. Counts of unfinished dependencies and a sorted ready set keep
+/// this O(n log n + edges).
+fn install_order(
+    n: usize,
+    bundle_at: &dyn Fn(usize) -> Option<BundleId>,
+    edges: &[(BundleId, BundleId)],
+) -> Vec<usize> {
+    let mut waiting: FxHashMap<BundleId, usize> = FxHashMap::default();
+    let mut needed_by: FxHashMap<BundleId, Vec<BundleId>> = FxHashMap::default();
+    for &(f, t) in edges.iter().filter(|(f, t)| f != t) {
+        *waiting.entry(f).or_default() += 1;
+        needed_by.entry(t).or_default().push(f);
+    }
+    let mut positions: FxHashMap<BundleId, Vec<usize>> = FxHashMap::default();
+    for i in 0..n {
+        if let Some(b) = bundle_at(i) {
+            positions.entry(b).or_default().push(i);
+        }
+    }
+    let mut pending: BTreeSet<usize> = (0..n).collect();
+    let mut ready: BTreeSet<usize> = (0..n)
+        .filter(|&i| bundle_at(i).is_none_or(|b| !waiting.contains_key(&b)))
+        .collect();
+    let mut done: FxHashSet<BundleId> = FxHashSet::default();
+    let mut order = Vec::with_capacity(n);
+    while let Some(i) = ready.pop_first().or_else(|| pending.first().copied()) {
+        pending.remove(&i);
+        order.push(i);
+        let Some(b) = bundle_at(i).filter(|b| done.insert(*b)) else {
+            continue;
+        };
+        for f in needed_by.get(&b).into_iter().flatten() {
+            let Some(left) = waiting.get_mut(f) else {
+                continue;
+            };
+            *left = left.saturating_sub(1);
+            if *left == 0 {
+                let now = positions.get(f).into_iter().flatten();
+                ready.extend(now.filter(|j| pending.contains(j)));
+            }
+        }
+    }
+    order
 }

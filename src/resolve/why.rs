@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::catalog::BundleId;
 use crate::solver::{Constraint, Var};
@@ -89,11 +89,15 @@ impl Model {
         let chosen_b = self.bundle_at(chosen)?;
         let kind = self.kind_of(reason);
         let at = list.iter().position(|v| *v == chosen)?;
-        let passed_over = list[..at]
+        let passed_over = list
+            .get(..at)
+            .unwrap_or_default()
             .iter()
             .filter_map(|v| self.bundle_at(*v))
             .collect();
-        let beat = list[at + 1..]
+        let beat = list
+            .get(at + 1..)
+            .unwrap_or_default()
             .iter()
             .filter_map(|v| self.bundle_at(*v))
             .filter_map(|b| {
@@ -111,12 +115,13 @@ impl Model {
     /// Why `target` is in the answer `selected`: the shortest chain of links from a
     /// requirement (or a static variable) to it; None when it is not selected.
     pub fn why(&self, selected: &[BundleId], target: BundleId) -> Option<Vec<Link>> {
+        let chosen: FxHashSet<BundleId> = selected.iter().copied().collect();
         let on: Vec<bool> = self
             .subjects()
             .iter()
             .map(|s| match s {
                 Subject::Requirement(_) => true,
-                Subject::Bundle(b) => selected.contains(b),
+                Subject::Bundle(b) => chosen.contains(b),
             })
             .collect();
         let is_on = |v: &Var| on.get(v.0 as usize).copied().unwrap_or(false);
@@ -132,21 +137,27 @@ impl Model {
             })
             .collect();
         let entries = self.problem().entries();
-        let mut seen: Vec<bool> = on.iter().map(|_| false).collect();
-        queue.iter().for_each(|v| seen[v.0 as usize] = true);
+        // The Dependency constraints of each variable, so the search is linear.
+        let mut deps: FxHashMap<Var, Vec<usize>> = FxHashMap::default();
+        for (i, e) in entries.iter().enumerate() {
+            if matches!(e.constraint, Constraint::Dependency(_)) {
+                deps.entry(e.subject).or_default().push(i);
+            }
+        }
+        let mut seen: FxHashSet<Var> = queue.iter().copied().collect();
         while let Some(v) = queue.pop_front() {
             if v == goal {
                 break;
             }
-            for (i, e) in entries.iter().enumerate().filter(|(_, e)| e.subject == v) {
-                let Constraint::Dependency(list) = &e.constraint else {
+            for &i in deps.get(&v).into_iter().flatten() {
+                let Some(Constraint::Dependency(list)) = entries.get(i).map(|e| &e.constraint)
+                else {
                     continue;
                 };
                 let Some(&c) = list.iter().find(|x| is_on(x)) else {
                     continue;
                 };
-                if !seen[c.0 as usize] {
-                    seen[c.0 as usize] = true;
+                if seen.insert(c) {
                     from.insert(c, (v, i));
                     queue.push_back(c);
                 }
@@ -199,9 +210,10 @@ impl Model {
         let Some(tv) = self.var_of(target) else {
             return WhyNot::NotNeeded;
         };
+        let chosen: FxHashSet<BundleId> = selected.iter().copied().collect();
         let on = |v: &Var| match self.subjects().get(v.0 as usize) {
             Some(Subject::Requirement(_)) => true,
-            Some(Subject::Bundle(b)) => selected.contains(b),
+            Some(Subject::Bundle(b)) => chosen.contains(b),
             None => false,
         };
         for e in self.problem().entries().iter().filter(|e| on(&e.subject)) {

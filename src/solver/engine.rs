@@ -1,7 +1,17 @@
 //! The CDCL engine: clauses with two watched literals, native at-most-n constraints, 1UIP
 //! conflict learning that records every resolution step, and non-chronological backjumping.
 //! Which variable to decide next is asked of a [`super::search::Search`].
+//!
+//! Clauses are added lazily (see [`super::expand`]): a variable's dependencies and conflicts
+//! enter the clause database only once it is selected, so a search touches only the part of
+//! a large problem its requirements reach. Unselected variables satisfy those clauses anyway.
+//!
+//! Invariant for the indexing below: every `Var` and `Lit` comes from the problem the engine
+//! was built for, and every per-variable vector has `var_count` (per-literal: twice that)
+//! slots; clause and at-most indexes are only created by pushing onto their vectors.
+#![allow(clippy::indexing_slicing)]
 
+use super::index::Rows;
 use super::problem::{Constraint, Problem, Var};
 
 /// A literal: `var << 1` for "selected", `var << 1 | 1` for "not selected".
@@ -16,7 +26,7 @@ pub(crate) fn neg(v: Var) -> Lit {
 pub(crate) fn var_of(l: Lit) -> Var {
     Var(l >> 1)
 }
-fn negate(l: Lit) -> Lit {
+pub(super) fn negate(l: Lit) -> Lit {
     l ^ 1
 }
 
@@ -39,7 +49,7 @@ pub(crate) struct Clause {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Reason {
+pub(super) enum Reason {
     None,
     Clause(u32),
     AtMost(u32),
@@ -61,20 +71,31 @@ pub(crate) enum Value {
     False,
 }
 
+/// Backjumps longer than this many levels become chronological (one level).
+const CHRONO_JUMP: u32 = 50;
+
 /// The clause database and the assignment.
 pub(crate) struct Engine {
     pub clauses: Vec<Clause>,
-    watches: Vec<Vec<u32>>,
+    pub(super) watches: Vec<Vec<u32>>,
     value: Vec<Value>,
-    level: Vec<u32>,
+    pub(super) level: Vec<u32>,
     reason: Vec<Reason>,
     trail_pos: Vec<u32>,
     pub trail: Vec<Lit>,
     trail_lim: Vec<usize>,
     qhead: usize,
     atmosts: Vec<AtMost>,
-    atmost_of: Vec<Vec<u32>>,
+    atmost_of: Rows,
     seen: Vec<bool>,
+    /// Entries (dependencies and conflicts) whose clause joins when a variable is selected.
+    pub(super) owned: Rows,
+    /// Variables whose owned entries are all in the clause database.
+    pub(super) expanded: Vec<bool>,
+    /// Entries already in the clause database (a conflict is owned by both its variables).
+    pub(super) entry_added: Vec<bool>,
+    /// Trail position up to which selected variables have been expanded.
+    pub(super) expand_head: usize,
 }
 
 impl Engine {
@@ -82,6 +103,35 @@ impl Engine {
     /// false at level 0 when the input alone contradicts itself.
     pub fn new<L>(problem: &Problem<L>) -> (Engine, Option<usize>) {
         let n = problem.var_count();
+        let entries = problem.entries();
+        let mut member = Vec::new();
+        let mut owned = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            let (i, s) = (i as u32, entry.subject.0);
+            match &entry.constraint {
+                Constraint::Dependency(_) => owned.push((s, i)),
+                Constraint::Conflict(o) => owned.extend([(s, i), (o.0, i)]),
+                Constraint::AtMost { .. } | Constraint::Mandatory | Constraint::Prohibited => {}
+            }
+        }
+        let mut atmosts = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            if let Constraint::AtMost { n: bound, vars } = &entry.constraint {
+                let mut vars = vars.clone();
+                vars.sort_unstable();
+                vars.dedup();
+                if vars.len() > *bound {
+                    let k = atmosts.len() as u32;
+                    member.extend(vars.iter().map(|v| (v.0, k)));
+                    atmosts.push(AtMost {
+                        n: *bound,
+                        vars,
+                        entry: i,
+                        count: 0,
+                    });
+                }
+            }
+        }
         let mut e = Engine {
             clauses: Vec::new(),
             watches: vec![Vec::new(); 2 * n],
@@ -92,29 +142,23 @@ impl Engine {
             trail: Vec::new(),
             trail_lim: Vec::new(),
             qhead: 0,
-            atmosts: Vec::new(),
-            atmost_of: vec![Vec::new(); n],
+            atmosts,
+            atmost_of: Rows::build(n, &member),
             seen: vec![false; n],
+            owned: Rows::build(n, &owned),
+            expanded: vec![false; n],
+            entry_added: vec![false; entries.len()],
+            expand_head: 0,
         };
-        // At-most constraints first, so level-0 assignments below are counted in them.
-        for (i, entry) in problem.entries().iter().enumerate() {
-            if let Constraint::AtMost { n, vars } = &entry.constraint {
-                e.add_atmost(*n, vars, i);
-            }
-        }
         let mut conflict = None;
-        for (i, entry) in problem.entries().iter().enumerate() {
+        for (i, entry) in entries.iter().enumerate() {
             let s = entry.subject;
             let lits = match &entry.constraint {
                 Constraint::Mandatory => vec![pos(s)],
                 Constraint::Prohibited => vec![neg(s)],
-                Constraint::Dependency(c) => std::iter::once(neg(s))
-                    .chain(c.iter().map(|v| pos(*v)))
-                    .collect(),
-                Constraint::Conflict(o) => vec![neg(s), neg(*o)],
-                Constraint::AtMost { .. } => continue,
+                _ => continue,
             };
-            if let Some(c) = e.add_input_clause(lits, i)
+            if let Some(c) = e.add_clause(lits, i)
                 && conflict.is_none()
             {
                 conflict = Some(c);
@@ -123,73 +167,11 @@ impl Engine {
         (e, conflict)
     }
 
-    fn add_atmost(&mut self, n: usize, vars: &[Var], entry: usize) {
-        let mut vars = vars.to_vec();
-        vars.sort_unstable();
-        vars.dedup();
-        if vars.len() <= n {
-            return;
-        }
-        let k = self.atmosts.len() as u32;
-        for v in &vars {
-            self.atmost_of[v.index()].push(k);
-        }
-        self.atmosts.push(AtMost {
-            n,
-            vars,
-            entry,
-            count: 0,
-        });
-    }
-
-    /// Adds an input clause at level 0; returns the clause index when it is false already.
-    fn add_input_clause(&mut self, mut lits: Vec<Lit>, entry: usize) -> Option<usize> {
-        lits.sort_unstable();
-        lits.dedup();
-        if lits
-            .windows(2)
-            .any(|w| w[0] == negate(w[1]) && var_of(w[0]) == var_of(w[1]))
-        {
-            return None; // tautology: always satisfied
-        }
-        let ci = self.clauses.len();
-        self.clauses.push(Clause {
-            lits,
-            origin: Origin::External(entry),
-        });
-        self.attach(ci)
-    }
-
-    /// Watches a clause, or assigns it when unit at level 0. Returns `ci` when it is false.
-    fn attach(&mut self, ci: usize) -> Option<usize> {
-        let lits = &self.clauses[ci].lits;
-        match lits.len() {
-            0 => Some(ci),
-            1 => {
-                let l = lits[0];
-                match self.lit_value(l) {
-                    Value::True => None,
-                    Value::False => Some(ci),
-                    Value::Unset => {
-                        self.assign(l, Reason::Clause(ci as u32));
-                        None
-                    }
-                }
-            }
-            _ => {
-                let (a, b) = (lits[0], lits[1]);
-                self.watches[negate(a) as usize].push(ci as u32);
-                self.watches[negate(b) as usize].push(ci as u32);
-                None
-            }
-        }
-    }
-
     pub fn value(&self, v: Var) -> Value {
         self.value[v.index()]
     }
 
-    fn lit_value(&self, l: Lit) -> Value {
+    pub(super) fn lit_value(&self, l: Lit) -> Value {
         match (self.value[var_of(l).index()], l & 1) {
             (Value::Unset, _) => Value::Unset,
             (Value::True, 0) | (Value::False, 1) => Value::True,
@@ -201,19 +183,22 @@ impl Engine {
         self.trail_lim.len() as u32
     }
 
-    fn assign(&mut self, l: Lit, reason: Reason) {
+    /// Assigns `l` at `level`: the decision level for a decision, else the highest level
+    /// among its reason's other literals, which may be below the current level (the trail
+    /// is then out of level order; see [`Engine::backjump`]).
+    pub(super) fn assign(&mut self, l: Lit, reason: Reason, level: u32) {
         let v = var_of(l).index();
         self.value[v] = if l & 1 == 0 {
             Value::True
         } else {
             Value::False
         };
-        self.level[v] = self.decision_level();
+        self.level[v] = level;
         self.reason[v] = reason;
         self.trail_pos[v] = self.trail.len() as u32;
         self.trail.push(l);
         if l & 1 == 0 {
-            for &k in &self.atmost_of[v] {
+            for &k in self.atmost_of.row(v) {
                 self.atmosts[k as usize].count += 1;
             }
         }
@@ -222,29 +207,37 @@ impl Engine {
     /// Opens a new decision level and selects `v`.
     pub fn decide(&mut self, v: Var) {
         self.trail_lim.push(self.trail.len());
-        self.assign(pos(v), Reason::None);
+        self.assign(pos(v), Reason::None, self.decision_level());
     }
 
-    /// Unit propagation; returns a conflicting clause index.
-    pub fn propagate(&mut self) -> Option<usize> {
-        while self.qhead < self.trail.len() {
-            let p = self.trail[self.qhead];
-            self.qhead += 1;
-            if p & 1 == 0
-                && let Some(c) = self.propagate_atmost(var_of(p))
-            {
+    /// Unit propagation to a fixpoint, adding the clauses of newly selected variables on
+    /// the way; returns a conflicting clause index.
+    pub fn propagate<L>(&mut self, problem: &Problem<L>) -> Option<usize> {
+        loop {
+            while self.qhead < self.trail.len() {
+                let p = self.trail[self.qhead];
+                self.qhead += 1;
+                if p & 1 == 0
+                    && let Some(c) = self.propagate_atmost(var_of(p))
+                {
+                    return Some(c);
+                }
+                if let Some(c) = self.propagate_clauses(p) {
+                    return Some(c);
+                }
+            }
+            if let Some(c) = self.expand_selected(problem) {
                 return Some(c);
             }
-            if let Some(c) = self.propagate_clauses(p) {
-                return Some(c);
+            if self.qhead == self.trail.len() {
+                return None;
             }
         }
-        None
     }
 
     fn propagate_atmost(&mut self, v: Var) -> Option<usize> {
-        for ki in 0..self.atmost_of[v.index()].len() {
-            let k = self.atmost_of[v.index()][ki] as usize;
+        for ki in 0..self.atmost_of.row(v.index()).len() {
+            let k = self.atmost_of.row(v.index())[ki] as usize;
             let (n, count) = (self.atmosts[k].n, self.atmosts[k].count);
             if count > n {
                 let mut on: Vec<Var> = self.atmosts[k]
@@ -259,10 +252,17 @@ impl Engine {
                 return Some(self.push_external(on.iter().map(|u| neg(*u)).collect(), entry));
             }
             if count == n {
+                let level = self.atmosts[k]
+                    .vars
+                    .iter()
+                    .filter(|u| self.value(**u) == Value::True)
+                    .map(|u| self.level[u.index()])
+                    .max()
+                    .unwrap_or(0);
                 for ui in 0..self.atmosts[k].vars.len() {
                     let u = self.atmosts[k].vars[ui];
                     if self.value(u) == Value::Unset {
-                        self.assign(neg(u), Reason::AtMost(k as u32));
+                        self.assign(neg(u), Reason::AtMost(k as u32), level);
                     }
                 }
             }
@@ -300,13 +300,22 @@ impl Engine {
                 conflict = Some(ci);
                 break;
             }
-            self.assign(first, Reason::Clause(ci as u32));
+            let level = self.false_level(&self.clauses[ci].lits[1..]);
+            self.assign(first, Reason::Clause(ci as u32), level);
             i += 1;
         }
         let rest = std::mem::take(&mut self.watches[p as usize]);
         watchers.extend(rest);
         self.watches[p as usize] = watchers;
         conflict
+    }
+
+    /// The highest level among literals (all assigned).
+    pub(super) fn false_level(&self, lits: &[Lit]) -> u32 {
+        lits.iter()
+            .map(|l| self.level[var_of(*l).index()])
+            .max()
+            .unwrap_or(0)
     }
 
     fn push_external(&mut self, lits: Vec<Lit>, entry: usize) -> usize {
@@ -402,7 +411,15 @@ impl Engine {
             learnt.swap(1, best);
             back = self.level[var_of(learnt[1]).index()];
         }
-        self.backjump(back);
+        // Chronological backtracking: a long jump would undo (and the breadth-first walk
+        // redo) hundreds of levels the clause does not touch, so only the conflict level is
+        // undone; the asserted literal still gets its true level `back`.
+        let target = if current - back > CHRONO_JUMP {
+            current - 1
+        } else {
+            back
+        };
+        self.backjump(target);
         let ci = self.clauses.len();
         let asserting = learnt[0];
         self.clauses.push(Clause {
@@ -417,8 +434,8 @@ impl Engine {
             self.watches[negate(a) as usize].push(ci as u32);
             self.watches[negate(b) as usize].push(ci as u32);
         }
-        self.assign(asserting, Reason::Clause(ci as u32));
-        back
+        self.assign(asserting, Reason::Clause(ci as u32), back);
+        target
     }
 
     /// The literal currently true for an assigned variable.
@@ -462,15 +479,22 @@ impl Engine {
         self.clauses.len() - 1
     }
 
-    /// Undoes every assignment above `level`.
+    /// Undoes every assignment above `level`. Literals of `level` or below that sit later on
+    /// the trail (implied out of order) stay, moved down in their order, and are propagated
+    /// again.
     pub fn backjump(&mut self, level: u32) {
         let Some(&start) = self.trail_lim.get(level as usize) else {
             return;
         };
+        let mut kept = Vec::new();
         for l in self.trail.drain(start..) {
             let v = var_of(l).index();
+            if self.level[v] <= level {
+                kept.push(l);
+                continue;
+            }
             if self.value[v] == Value::True {
-                for &k in &self.atmost_of[v] {
+                for &k in self.atmost_of.row(v) {
                     self.atmosts[k as usize].count -= 1;
                 }
             }
@@ -478,7 +502,12 @@ impl Engine {
             self.reason[v] = Reason::None;
         }
         self.trail_lim.truncate(level as usize);
-        self.qhead = self.trail.len();
+        for l in kept {
+            self.trail_pos[var_of(l).index()] = self.trail.len() as u32;
+            self.trail.push(l);
+        }
+        self.qhead = self.qhead.min(start);
+        self.expand_head = self.expand_head.min(start);
     }
 
     /// The highest level among a clause's literals (all false in a conflict).

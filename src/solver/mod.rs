@@ -12,6 +12,8 @@
 //! ```
 
 mod engine;
+mod expand;
+mod index;
 mod problem;
 mod search;
 #[cfg(test)]
@@ -26,6 +28,9 @@ pub use tree::{Cause, DerivationTree, Incompatibility, Term};
 pub struct SolveOptions {
     /// Give up after this many conflicts.
     pub max_conflicts: Option<u64>,
+    /// Give up once this much time has passed (checked at every conflict, so a search
+    /// that meets no conflict always finishes: it makes at most one decision a variable).
+    pub timeout: Option<std::time::Duration>,
 }
 
 /// Why a solve produced no selection.
@@ -33,10 +38,13 @@ pub struct SolveOptions {
 pub enum SolveError<L> {
     /// No selection satisfies every constraint; the tree proves it.
     Unsatisfiable(DerivationTree<L>),
-    /// The conflict budget ran out first.
+    /// The conflict or time budget ran out first.
     GaveUp {
         /// Conflicts seen.
         conflicts: u64,
+        /// What the search had proven when it stopped: the derivation of the last
+        /// incompatibility it learned (none when it gave up before learning any).
+        partial: Option<DerivationTree<L>>,
     },
 }
 

@@ -4,7 +4,12 @@
 //! yet ruled out is tried. The CDCL engine rules candidates out, so the answer is the one a
 //! greedy search with a perfect look-ahead would give.
 
+// Invariant for the indexing below: variables and entry indexes come from the problem the
+// search was built for, and per-variable vectors have `var_count` slots.
+#![allow(clippy::indexing_slicing)]
+
 use super::engine::{Engine, Value};
+use super::index::Rows;
 use super::problem::{Constraint, Problem, Var};
 use super::tree::{Cause, DerivationTree, Incompatibility, Term};
 use super::{SolveError, SolveOptions};
@@ -14,7 +19,7 @@ struct Search<'p, L> {
     problem: &'p Problem<L>,
     engine: Engine,
     /// Dependency entries of each variable, in order added.
-    deps: Vec<Vec<usize>>,
+    deps: Rows,
     /// Selected variables with the level they were selected at (non-decreasing).
     selected: Vec<(Var, u32)>,
     is_selected: Vec<bool>,
@@ -35,12 +40,16 @@ pub(crate) fn solve<L: Clone>(
     options: &SolveOptions,
 ) -> Result<Vec<Var>, SolveError<L>> {
     let (engine, input_conflict) = Engine::new(problem);
-    let mut deps = vec![Vec::new(); problem.var_count()];
-    for (i, e) in problem.entries().iter().enumerate() {
-        if let Constraint::Dependency(_) = e.constraint {
-            deps[e.subject.index()].push(i);
-        }
-    }
+    let deps = {
+        let pairs: Vec<(u32, u32)> = problem
+            .entries()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| matches!(e.constraint, Constraint::Dependency(_)))
+            .map(|(i, e)| (e.subject.0, i as u32))
+            .collect();
+        Rows::build(problem.var_count(), &pairs)
+    };
     let mut s = Search {
         problem,
         engine,
@@ -53,7 +62,7 @@ pub(crate) fn solve<L: Clone>(
     if let Some(c) = input_conflict {
         return Err(s.unsatisfiable(c));
     }
-    if let Some(c) = s.engine.propagate() {
+    if let Some(c) = s.engine.propagate(problem) {
         return Err(s.unsatisfiable(c));
     }
     for e in problem.entries() {
@@ -62,11 +71,15 @@ pub(crate) fn solve<L: Clone>(
         }
     }
     let mut conflicts: u64 = 0;
+    let deadline = options.timeout.map(|t| std::time::Instant::now() + t);
+    let mut last_learned = None;
     loop {
-        if let Some(c) = s.engine.propagate() {
+        if let Some(c) = s.engine.propagate(problem) {
             conflicts += 1;
-            if options.max_conflicts.is_some_and(|m| conflicts > m) {
-                return Err(SolveError::GaveUp { conflicts });
+            let late = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+            if late || options.max_conflicts.is_some_and(|m| conflicts > m) {
+                let partial = last_learned.map(|ci| build_tree(problem, &s.engine, ci));
+                return Err(SolveError::GaveUp { conflicts, partial });
             }
             let lvl = s.engine.clause_level(c);
             if lvl == 0 {
@@ -76,6 +89,7 @@ pub(crate) fn solve<L: Clone>(
                 s.backjump(lvl);
             }
             let back = s.engine.learn(c);
+            last_learned = Some(s.engine.clauses.len() - 1);
             s.restore(back);
             continue;
         }
@@ -132,12 +146,17 @@ impl<L: Clone> Search<'_, L> {
                     None => Step::Done,
                 };
             };
-            let Some(&entry) = self.deps[v.index()].get(di) else {
+            let Some(&entry) = self.deps.row(v.index()).get(di) else {
                 self.cursor = (si + 1, 0);
                 continue;
             };
             self.cursor = (si, di + 1);
-            let Constraint::Dependency(cands) = &self.problem.entries()[entry].constraint else {
+            let Some(Constraint::Dependency(cands)) = self
+                .problem
+                .entries()
+                .get(entry as usize)
+                .map(|e| &e.constraint)
+            else {
                 continue;
             };
             if cands.iter().any(|c| self.is_selected[c.index()]) {

@@ -23,7 +23,9 @@ fn yaml_options() -> serde_saphyr::Options {
     budget.max_events = 20_000_000;
     budget.max_nodes = 5_000_000;
     budget.max_total_scalar_bytes = 1 << 30;
-    budget.max_depth = 128;
+    // serde-saphyr's default. The deepest real document (a CRD schema) nests 32 levels;
+    // 128 overflowed a 2 MiB thread stack (loader worker, test thread) in unoptimized builds.
+    budget.max_depth = 64;
     let mut options = serde_saphyr::Options::default();
     options.budget = Some(budget);
     options.with_snippet = false;

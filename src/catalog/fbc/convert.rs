@@ -15,7 +15,7 @@ use crate::range::VersionRange;
 use crate::version::Version;
 
 /// An `olm.package` document.
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct PackageRec {
     pub name: String,
     pub default_channel: Option<String>,
@@ -23,7 +23,7 @@ pub(crate) struct PackageRec {
 }
 
 /// An `olm.channel` document (entries' `bundle` not yet filled).
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct ChannelRec {
     pub package: String,
     pub name: String,
@@ -32,7 +32,7 @@ pub(crate) struct ChannelRec {
 }
 
 /// An `olm.bundle` document with typed properties, GVKs not yet interned.
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct BundleRec {
     pub package: String,
     pub name: String,
@@ -52,7 +52,7 @@ pub(crate) struct BundleRec {
 }
 
 /// One `olm.deprecations` entry.
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct DeprecationRec {
     pub package: String,
     pub reference: DeprecationRef,
@@ -60,7 +60,7 @@ pub(crate) struct DeprecationRec {
 }
 
 /// Everything read from the files of one catalog (or one file).
-#[derive(Clone, Default)]
+#[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Records {
     pub packages: Vec<PackageRec>,
     pub channels: Vec<ChannelRec>,
@@ -130,6 +130,18 @@ impl Records {
     fn add_channel<P>(&mut self, origin: Origin, doc: Doc<'_, P>) -> Result<(), LoadError> {
         let package = required(&origin, "package", doc.package)?;
         let name = required(&origin, "name", doc.name)?;
+        let count = doc.entries.as_ref().map_or(0, Vec::len);
+        if count > super::limits::MAX_CHANNEL_ENTRIES {
+            return Err(LoadError::Invalid {
+                origin,
+                field: "entries".into(),
+                message: format!(
+                    "channel {name:?} of package {package:?} lists {} entries, over the limit of {} per channel",
+                    super::limits::thousands(count as u64),
+                    super::limits::thousands(super::limits::MAX_CHANNEL_ENTRIES as u64)
+                ),
+            });
+        }
         let mut entries: Vec<ChannelEntry> = Vec::new();
         let mut seen = rustc_hash::FxHashSet::default();
         for (i, e) in doc.entries.unwrap_or_default().into_iter().enumerate() {

@@ -1,12 +1,12 @@
 //! Catalogs as in-memory files: what the pipeline's catalog producers emit, what traces
 //! record and replays load, with a per-file parse cache for `deppy watch`.
 
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher, RandomState};
 
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::FxHashMap;
 
 use super::convert::Records;
-use super::{FileJob, LoadOptions, collect_files, format_of, io_error, parse_bytes};
+use super::{FileJob, LoadOptions, collect_files, format_of, parse_maybe_cached};
 use crate::catalog::error::LoadError;
 use crate::catalog::set::{CatalogInfo, CatalogSet, CatalogSource};
 use crate::parallel::parallel_map;
@@ -37,7 +37,7 @@ pub fn read_catalog(source: &CatalogSource) -> Result<Vec<SourceFile>, LoadError
 }
 
 fn read_file(path: &std::path::Path) -> Result<SourceFile, LoadError> {
-    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+    let bytes = super::limits::read_limited(path, super::limits::max_file_size())?;
     let text = String::from_utf8(bytes).map_err(|e| LoadError::Io {
         path: path.to_path_buf(),
         source: std::io::Error::new(
@@ -52,10 +52,13 @@ fn read_file(path: &std::path::Path) -> Result<SourceFile, LoadError> {
 }
 
 /// Parse results of files seen before, keyed by path and a hash of the contents: an
-/// unchanged file is not parsed again.
+/// unchanged file is not parsed again, a changed one always is. The hash is SipHash with
+/// keys drawn at random for each cache, so a file cannot be crafted to collide with the
+/// text it replaces (and be served stale records).
 #[derive(Default)]
 pub struct FileCache {
     entries: FxHashMap<String, (u64, bool, Records)>,
+    keys: RandomState,
 }
 
 impl FileCache {
@@ -63,18 +66,18 @@ impl FileCache {
     pub fn new() -> FileCache {
         FileCache::default()
     }
+
+    fn content_hash(&self, text: &str) -> u64 {
+        let mut h = self.keys.build_hasher();
+        text.len().hash(&mut h);
+        text.hash(&mut h);
+        h.finish()
+    }
 }
 
-fn content_hash(text: &str) -> u64 {
-    let mut h = FxHasher::default();
-    text.hash(&mut h);
-    text.len().hash(&mut h);
-    h.finish()
-}
-
-fn parse_source_file(f: &SourceFile, keep_heavy: bool) -> Result<Records, LoadError> {
+fn parse_source_file(f: &SourceFile, opts: &LoadOptions) -> Result<Records, LoadError> {
     let format = format_of(std::path::Path::new(&f.path));
-    parse_bytes(&f.path, f.text.as_bytes(), format, keep_heavy)
+    parse_maybe_cached(opts, &f.path, f.text.as_bytes(), format)
 }
 
 impl CatalogSet {
@@ -98,7 +101,8 @@ impl CatalogSet {
         let all: Vec<(usize, &SourceFile, u64)> = catalogs
             .iter()
             .enumerate()
-            .flat_map(|(i, (_, files))| files.iter().map(move |f| (i, f, content_hash(&f.text))))
+            .flat_map(|(i, (_, files))| files.iter().map(move |f| (i, f, &f.text)))
+            .map(|(i, f, text)| (i, f, cache.content_hash(text)))
             .collect();
         let stale: Vec<&(usize, &SourceFile, u64)> = all
             .iter()
@@ -109,7 +113,7 @@ impl CatalogSet {
                     .is_none_or(|(ch, ck, _)| *ch != *h || *ck != keep)
             })
             .collect();
-        let parsed = parallel_map(&stale, |(_, f, _)| parse_source_file(f, keep));
+        let parsed = parallel_map(&stale, |(_, f, _)| parse_source_file(f, opts));
         for ((_, f, h), r) in stale.iter().zip(parsed) {
             cache.entries.insert(f.path.clone(), (*h, keep, r?));
         }
@@ -177,5 +181,36 @@ mod tests {
         assert_eq!(cache.entries.len(), broken + 1);
         assert_eq!(a.bundles.len(), b.bundles.len());
         assert_eq!(b.packages.len(), a.packages.len() + 1);
+    }
+
+    #[test]
+    fn a_changed_file_is_never_served_from_the_cache() {
+        let s = source();
+        let opts = LoadOptions::default();
+        let mut cache = FileCache::new();
+        let file = |name: &str| SourceFile {
+            path: "x.yaml".into(),
+            text: format!("schema: olm.package\nname: {name}\ndefaultChannel: x\n"),
+        };
+        let load = |cache: &mut FileCache, f: SourceFile| {
+            let set =
+                CatalogSet::load_files_cached(&[(s.clone(), vec![f])], &opts, cache).expect("load");
+            set.packages
+                .iter()
+                .map(|p| set.package_name(p.id).to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(load(&mut cache, file("aaa")), ["aaa"]);
+        // Same path, same length, other contents: parsed again.
+        assert_eq!(load(&mut cache, file("bbb")), ["bbb"]);
+        // A file that no longer parses is an error, not the last good records.
+        let broken = SourceFile {
+            path: "x.yaml".into(),
+            text: "schema: olm.package\nname: [\n".into(),
+        };
+        assert!(
+            CatalogSet::load_files_cached(&[(s.clone(), vec![broken])], &opts, &mut cache).is_err()
+        );
+        assert_eq!(load(&mut cache, file("bbb")), ["bbb"]);
     }
 }

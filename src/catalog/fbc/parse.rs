@@ -111,6 +111,9 @@ pub(crate) fn parse_json<'a>(
         let mut stream = serde_json::Deserializer::from_slice(rest).into_iter::<Doc<JsonProp>>();
         loop {
             let start = pos + skip_ws(rest, stream.byte_offset());
+            if document >= super::limits::MAX_DOCUMENTS_PER_FILE && start < bytes.len() {
+                return Err(super::limits::too_many_documents(ctx.file, document + 1));
+            }
             match stream.next() {
                 None => return Ok(()),
                 Some(Ok(doc)) => {

@@ -5,17 +5,18 @@
 use serde::de::IgnoredAny;
 
 use super::docs::{Doc, Header, YamlProp};
+use super::limits;
 use super::parse::{FileCtx, LineCounter, is_known_schema};
 use crate::catalog::error::LoadError;
 use crate::catalog::model::Origin;
 
 /// One YAML document of a file: its text, absolute first line and index.
-struct YamlChunk<'a> {
-    text: &'a str,
+pub(super) struct YamlChunk<'a> {
+    pub(super) text: &'a str,
     /// 1-based line where `text` starts in the file.
     first_line: usize,
     /// 1-based line of the first content line (the document's line in messages).
-    content_line: usize,
+    pub(super) content_line: usize,
 }
 
 /// True for a line that is a document marker `---` (optionally followed by content).
@@ -33,7 +34,13 @@ fn is_blank(line: &str) -> bool {
 
 /// Splits YAML text at document markers. A `---` at column 0 always starts a document (YAML
 /// forbids that line inside any scalar), so no parse is needed. Empty documents are dropped.
-fn split_yaml(text: &str) -> Vec<YamlChunk<'_>> {
+pub(super) fn split_yaml(text: &str) -> Vec<YamlChunk<'_>> {
+    split_yaml_bounded(text, usize::MAX).unwrap_or_default()
+}
+
+/// [`split_yaml`], stopping with `Err(max + 1)` as soon as a document past the first `max`
+/// is found: a storm of tiny documents is refused in one linear scan, before any parse.
+fn split_yaml_bounded(text: &str, max: usize) -> Result<Vec<YamlChunk<'_>>, usize> {
     let mut chunks = Vec::new();
     let mut start = 0;
     let mut start_line = 1;
@@ -43,6 +50,9 @@ fn split_yaml(text: &str) -> Vec<YamlChunk<'_>> {
         let lineno = i + 1;
         if is_doc_start(line) && offset > start {
             if let Some(cl) = content_line.take() {
+                if chunks.len() >= max {
+                    return Err(max.saturating_add(1));
+                }
                 let chunk = text.get(start..offset).unwrap_or_default();
                 chunks.push(YamlChunk {
                     text: chunk,
@@ -59,24 +69,30 @@ fn split_yaml(text: &str) -> Vec<YamlChunk<'_>> {
         offset += line.len();
     }
     if let Some(cl) = content_line {
+        if chunks.len() >= max {
+            return Err(max.saturating_add(1));
+        }
         chunks.push(YamlChunk {
             text: text.get(start..).unwrap_or_default(),
             first_line: start_line,
             content_line: cl,
         });
     }
-    chunks
+    Ok(chunks)
 }
 
 fn yaml_options() -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
     // Catalog scale: one document at a time, but a bundle with its CSV can be large. The
-    // alias/anchor budgets (billion laughs) keep their defaults.
+    // alias/anchor budgets (billion laughs) are set per document, from its size
+    // (`limits::yaml_document_options`).
     budget.max_documents = 1_000_000;
     budget.max_events = 20_000_000;
     budget.max_nodes = 5_000_000;
     budget.max_total_scalar_bytes = 1 << 30;
-    budget.max_depth = 128;
+    // serde-saphyr's default. The deepest real document (a CRD schema) nests 32 levels;
+    // 128 overflowed a 2 MiB thread stack (loader worker, test thread) in unoptimized builds.
+    budget.max_depth = 64;
     let mut options = serde_saphyr::Options::default();
     options.budget = Some(budget);
     options.with_snippet = false;
@@ -105,10 +121,13 @@ pub(crate) fn parse_yaml<const KEEP: bool>(
         let line = LineCounter::new(bytes).line_at(at);
         ctx.syntax("YAML", (line, 0), 0, format!("not UTF-8: {e}"))
     })?;
-    let options = yaml_options();
-    for (i, chunk) in split_yaml(text).into_iter().enumerate() {
+    let base = yaml_options();
+    let chunks = split_yaml_bounded(text, limits::MAX_DOCUMENTS_PER_FILE)
+        .map_err(|n| limits::too_many_documents(ctx.file, n))?;
+    for (i, chunk) in chunks.into_iter().enumerate() {
         let document = i + 1;
         let origin = || ctx.origin(document, chunk.content_line);
+        let options = limits::yaml_document_options(&base, chunk.text.len());
         if !KEEP && let Some(cut) = strip_heavy(chunk.text) {
             let parsed = serde_saphyr::from_str_with_options::<Option<Doc<YamlProp<KEEP>>>>(
                 &cut,
@@ -231,6 +250,69 @@ fn saphyr_message(e: &serde_saphyr::Error) -> String {
     s.to_string()
 }
 
+/// A safety budget's breach in words, e.g. for an alias bomb: `YAML safety limit: aliases
+/// expand to more than 9,728 events in this document (an alias bomb?)`.
+fn budget_message(mut e: &serde_saphyr::Error) -> String {
+    use serde_saphyr::Error as E;
+    use serde_saphyr::budget::BudgetBreach as B;
+    while let E::AliasError { error, .. } | E::WithSnippet { error, .. } = e {
+        e = error;
+    }
+    let n = |x: usize| limits::thousands(x as u64);
+    let what = match e {
+        E::AliasReplayLimitExceeded {
+            max_total_replayed_events,
+            ..
+        } => format!(
+            "aliases expand to more than {} events in this document (an alias bomb?)",
+            n(*max_total_replayed_events)
+        ),
+        E::AliasExpansionLimitExceeded { expansions, .. } => {
+            format!(
+                "one anchor is expanded {} times (an alias bomb?)",
+                n(*expansions)
+            )
+        }
+        E::AliasReplayStackDepthExceeded { max_depth, .. } => {
+            format!("aliases nest deeper than {max_depth} levels")
+        }
+        E::AliasReplayCounterOverflow { .. } => "alias replay overflowed its counter".into(),
+        E::Budget { breach, .. } => match breach {
+            B::RecordedAnchorEvents {
+                recorded_anchor_events,
+            } => format!(
+                "anchors record more than {} events in this document (an alias bomb?)",
+                n(recorded_anchor_events.saturating_sub(1))
+            ),
+            B::RecordedAnchorBytes { .. } => {
+                "anchors record too many bytes in this document (an alias bomb?)".into()
+            }
+            B::Aliases { aliases } => format!(
+                "more than {} aliases in this document",
+                n(aliases.saturating_sub(1))
+            ),
+            B::Anchors { anchors } => format!(
+                "more than {} anchors in this document",
+                n(anchors.saturating_sub(1))
+            ),
+            B::AliasAnchorRatio { aliases, anchors } => format!(
+                "{} aliases for {} anchors in this document (an alias bomb?)",
+                n(*aliases),
+                n(*anchors)
+            ),
+            B::Depth { depth } => format!("nesting {depth} levels deep"),
+            B::Events { events } => format!("more than {} parser events", n(*events)),
+            B::Nodes { nodes } => format!("more than {} nodes", n(*nodes)),
+            B::ScalarBytes { total_scalar_bytes } => {
+                format!("{} bytes of scalars", n(*total_scalar_bytes))
+            }
+            other => format!("{other:?}"),
+        },
+        other => return saphyr_message(other),
+    };
+    format!("YAML safety limit exceeded: {what}")
+}
+
 /// A safety budget (size, alias expansion) was exceeded: re-reading would exceed it again.
 fn is_budget_breach(mut e: &serde_saphyr::Error) -> bool {
     use serde_saphyr::Error as E;
@@ -259,7 +341,7 @@ fn yaml_recover(
         ctx.syntax("YAML", yaml_pos(e, chunk.first_line), document, msg)
     };
     if is_budget_breach(typed) {
-        return Err(syntax(typed, saphyr_message(typed)));
+        return Err(syntax(typed, budget_message(typed)));
     }
     match serde_saphyr::from_str_with_options::<Header>(chunk.text, options.clone()) {
         Ok(Header { schema: None }) => Err(LoadError::MissingSchema { origin }),

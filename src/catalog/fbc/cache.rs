@@ -1,0 +1,214 @@
+//! The catalog cache: each catalog file's resolver-relevant records (what the loader keeps
+//! of its documents: names, versions, channels, typed properties, light opaque properties,
+//! warnings; heavy `olm.csv.metadata` / `olm.bundle.object` values are dropped unless asked
+//! for) stored in a cache directory, so an unchanged file is not parsed again.
+//!
+//! An entry is keyed by a BLAKE3 hash of deppy's version, the cache format, the load
+//! options, the file's path and its full contents: any change to the file gives another key,
+//! so a stale entry is never found. Each entry starts with a header line naming the format,
+//! its key and a BLAKE3 hash of the payload; an entry whose header, hash or payload does not
+//! check out is reported, ignored and rebuilt, never trusted. Entries are written through a
+//! temporary file and a rename ([`crate::atomic`]), so an interrupted run leaves no
+//! half-written entry. The payload is compact JSON of the records (typed serde both ways).
+
+use std::path::Path;
+
+use super::convert::Records;
+use crate::catalog::error::LoadError;
+
+/// First word of an entry's header.
+const MAGIC: &str = "deppy-catalog-cache";
+/// Bumped whenever the records' shape changes.
+const FORMAT: u32 = 1;
+
+/// The key of a file's entry.
+fn key(file: &str, bytes: &[u8], keep_heavy: bool) -> blake3::Hash {
+    let mut h = blake3::Hasher::new();
+    h.update(MAGIC.as_bytes());
+    h.update(&FORMAT.to_le_bytes());
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(&[u8::from(keep_heavy)]);
+    h.update(&(file.len() as u64).to_le_bytes());
+    h.update(file.as_bytes());
+    h.update(bytes);
+    h.finalize()
+}
+
+/// The records of `file` (contents `bytes`): from the cache in `dir` when a sound entry
+/// exists, else from `parse`, then stored. A cache that cannot be read or written costs a
+/// parse and a warning in the log, never the load.
+pub(crate) fn parse_cached(
+    dir: &Path,
+    file: &str,
+    bytes: &[u8],
+    keep_heavy: bool,
+    parse: impl FnOnce() -> Result<Records, LoadError>,
+) -> Result<Records, LoadError> {
+    let key = key(file, bytes, keep_heavy);
+    let path = dir.join(format!("{}.json", key.to_hex()));
+    match std::fs::read(&path) {
+        Ok(entry) => match decode(&entry, &key) {
+            Ok(records) => return Ok(records),
+            Err(why) => log::warn!(
+                "catalog cache entry {} for {file} is unusable ({why}); rebuilding it",
+                path.display()
+            ),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => log::warn!("cannot read catalog cache entry {}: {e}", path.display()),
+    }
+    let records = parse()?;
+    if let Err(e) = store(dir, &path, &key, &records) {
+        log::warn!("cannot write catalog cache entry {}: {e}", path.display());
+    }
+    Ok(records)
+}
+
+/// An entry: the header line, then the payload.
+fn encode(key: &blake3::Hash, records: &Records) -> Result<Vec<u8>, serde_json::Error> {
+    let payload = serde_json::to_vec(records)?;
+    let header = format!(
+        "{MAGIC} {FORMAT} {} {} {}\n",
+        key.to_hex(),
+        blake3::hash(&payload).to_hex(),
+        payload.len()
+    );
+    let mut entry = header.into_bytes();
+    entry.extend_from_slice(&payload);
+    Ok(entry)
+}
+
+/// Checks an entry against its key and its own payload hash, then reads the records.
+fn decode(entry: &[u8], key: &blake3::Hash) -> Result<Records, String> {
+    let newline = entry
+        .iter()
+        .position(|b| *b == b'\n')
+        .ok_or("no header line")?;
+    let (header, payload) = entry.split_at(newline);
+    let payload = payload.get(1..).unwrap_or_default();
+    let header = std::str::from_utf8(header).map_err(|_| "header is not text")?;
+    let words: Vec<&str> = header.split(' ').collect();
+    let [magic, format, entry_key, hash, len] = words[..] else {
+        return Err("malformed header".to_string());
+    };
+    if magic != MAGIC || format != FORMAT.to_string() {
+        return Err(format!(
+            "format {magic} {format}, expected {MAGIC} {FORMAT}"
+        ));
+    }
+    if entry_key != key.to_hex().as_str() {
+        return Err("key does not match the file".to_string());
+    }
+    if len != payload.len().to_string() {
+        return Err(format!(
+            "payload is {} bytes, header says {len} (truncated?)",
+            payload.len()
+        ));
+    }
+    if hash != blake3::hash(payload).to_hex().as_str() {
+        return Err("payload hash does not match (corrupt)".to_string());
+    }
+    serde_json::from_slice(payload).map_err(|e| format!("payload does not decode: {e}"))
+}
+
+fn store(
+    dir: &Path,
+    path: &Path,
+    key: &blake3::Hash,
+    records: &Records,
+) -> Result<(), Box<dyn std::error::Error>> {
+    std::fs::create_dir_all(dir)?;
+    let entry = encode(key, records)?;
+    crate::atomic::write_atomic(path, &entry)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::fbc::{Format, parse_bytes};
+
+    const DOC: &str = r#"{"schema":"olm.package","name":"a","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"a","name":"stable","entries":[{"name":"a.v1.0.0"}]}
+{"schema":"olm.bundle","name":"a.v1.0.0","package":"a","image":"i","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}},{"type":"olm.constraint","value":{"failureMessage":"m","package":{"packageName":"b","versionRange":">=1.0.0"}}}]}
+"#;
+
+    fn parse() -> Result<Records, LoadError> {
+        parse_bytes("c.json", DOC.as_bytes(), Some(Format::Json), false)
+    }
+
+    fn summary(r: &Records) -> String {
+        serde_json::to_string(r).unwrap()
+    }
+
+    #[test]
+    fn a_hit_gives_the_parsed_records_without_parsing() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = parse_cached(dir.path(), "c.json", DOC.as_bytes(), false, parse).unwrap();
+        let second = parse_cached(dir.path(), "c.json", DOC.as_bytes(), false, || {
+            panic!("parsed again")
+        })
+        .unwrap();
+        assert_eq!(summary(&first), summary(&second));
+        assert_eq!(summary(&first), summary(&parse().unwrap()));
+    }
+
+    #[test]
+    fn a_changed_file_or_option_misses() {
+        let dir = tempfile::tempdir().unwrap();
+        parse_cached(dir.path(), "c.json", DOC.as_bytes(), false, parse).unwrap();
+        let changed = DOC.replace("1.0.0", "1.0.1");
+        let mut parsed = false;
+        parse_cached(dir.path(), "c.json", changed.as_bytes(), false, || {
+            parsed = true;
+            parse()
+        })
+        .unwrap();
+        assert!(parsed, "a changed file was served from the cache");
+        let mut parsed = false;
+        parse_cached(dir.path(), "c.json", DOC.as_bytes(), true, || {
+            parsed = true;
+            parse()
+        })
+        .unwrap();
+        assert!(parsed, "other load options were served from the cache");
+    }
+
+    #[test]
+    fn corrupt_or_truncated_entries_are_rebuilt() {
+        let dir = tempfile::tempdir().unwrap();
+        parse_cached(dir.path(), "c.json", DOC.as_bytes(), false, parse).unwrap();
+        let entry = std::fs::read_dir(dir.path())
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let good = std::fs::read(&entry).unwrap();
+        let mut flipped = good.clone();
+        let last = flipped.len() - 2;
+        flipped[last] ^= 1;
+        let truncated = good[..good.len() - 10].to_vec();
+        for bad in [flipped, truncated, b"garbage".to_vec(), Vec::new()] {
+            std::fs::write(&entry, &bad).unwrap();
+            let mut parsed = false;
+            let r = parse_cached(dir.path(), "c.json", DOC.as_bytes(), false, || {
+                parsed = true;
+                parse()
+            })
+            .unwrap();
+            assert!(parsed, "a bad entry was trusted");
+            assert_eq!(summary(&r), summary(&parse().unwrap()));
+            assert_eq!(std::fs::read(&entry).unwrap(), good, "entry not rebuilt");
+        }
+    }
+
+    #[test]
+    fn an_unwritable_cache_still_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        let not_a_dir = dir.path().join("file");
+        std::fs::write(&not_a_dir, "x").unwrap();
+        let r = parse_cached(&not_a_dir, "c.json", DOC.as_bytes(), false, parse).unwrap();
+        assert_eq!(summary(&r), summary(&parse().unwrap()));
+    }
+}

@@ -1,0 +1,165 @@
+//! The loader's hard limits on hostile input. Each one is an error that names the file (and
+//! the document and field when there is one), raised before the work it guards:
+//!
+//! | limit | value | checked |
+//! |---|---|---|
+//! | catalog file size | [`DEFAULT_MAX_FILE_SIZE`] (512 MiB; env [`MAX_FILE_SIZE_ENV`]) | from the file's metadata before reading, and again while reading (pipes, devices, growing files) |
+//! | documents per file | [`MAX_DOCUMENTS_PER_FILE`] (1,000,000) | YAML: while splitting, before any document is parsed; JSON: while streaming |
+//! | entries per channel | [`MAX_CHANNEL_ENTRIES`] (100,000) | when the channel document is read |
+//! | YAML alias replay per document | [`ALIAS_EVENTS_PER_BYTE`] × the document's bytes + [`ALIAS_EVENTS_BASE`] | by serde-saphyr while parsing (so a file's total alias work is linear in its size) |
+//!
+//! Nesting is bounded by the parsers (serde_json: 128 levels; serde-saphyr: 64), and
+//! `olm.constraint` values by `constraint::Limits`.
+
+use std::io::Read;
+use std::path::Path;
+
+use crate::catalog::error::LoadError;
+
+/// Largest catalog file read, in bytes, unless [`MAX_FILE_SIZE_ENV`] says otherwise.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 512 << 20;
+/// Environment variable that sets the largest catalog file read, in bytes.
+pub const MAX_FILE_SIZE_ENV: &str = "DEPPY_MAX_FILE_SIZE";
+/// Most documents one catalog file may hold (JSON objects or YAML documents).
+pub const MAX_DOCUMENTS_PER_FILE: usize = 1_000_000;
+/// Most entries one channel may list.
+pub const MAX_CHANNEL_ENTRIES: usize = 100_000;
+/// Events a YAML document may replay through aliases (and record under anchors), per byte
+/// of the document...
+pub const ALIAS_EVENTS_PER_BYTE: usize = 16;
+/// ...plus this many.
+pub const ALIAS_EVENTS_BASE: usize = 1024;
+
+/// `what` of [`LoadError::TooLarge`] for a file's size.
+pub const FILE_SIZE: &str = "file size";
+/// `what` of [`LoadError::TooLarge`] for a file's number of documents.
+pub const DOCUMENTS: &str = "documents";
+
+/// The largest catalog file read: [`MAX_FILE_SIZE_ENV`] when it holds a number of bytes,
+/// else [`DEFAULT_MAX_FILE_SIZE`]. A value that is not a number is ignored with a warning.
+pub fn max_file_size() -> u64 {
+    let Some(raw) = std::env::var_os(MAX_FILE_SIZE_ENV) else {
+        return DEFAULT_MAX_FILE_SIZE;
+    };
+    match raw
+        .to_str()
+        .map(str::trim)
+        .and_then(|s| s.parse::<u64>().ok())
+    {
+        Some(n) => n,
+        None => {
+            log::warn!(
+                "{MAX_FILE_SIZE_ENV}={raw:?} is not a number of bytes; using {DEFAULT_MAX_FILE_SIZE}"
+            );
+            DEFAULT_MAX_FILE_SIZE
+        }
+    }
+}
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn too_large(path: &Path, actual: u64, limit: u64) -> LoadError {
+    LoadError::TooLarge {
+        path: path.to_path_buf(),
+        what: FILE_SIZE,
+        actual,
+        limit,
+    }
+}
+
+/// Reads a catalog file of at most `limit` bytes. The size is checked from the file's
+/// metadata before anything is read; a file that reports no size (a pipe, a device) or
+/// grows while it is read is cut off at `limit + 1` bytes and refused too.
+pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, LoadError> {
+    let io = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if meta.len() > limit {
+        return Err(too_large(path, meta.len(), limit));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    let read = bytes.len() as u64;
+    if read > limit {
+        return Err(too_large(path, read, limit));
+    }
+    Ok(bytes)
+}
+
+/// The error for a file with more than [`MAX_DOCUMENTS_PER_FILE`] documents.
+pub(crate) fn too_many_documents(file: &str, at_least: usize) -> LoadError {
+    LoadError::TooLarge {
+        path: file.into(),
+        what: DOCUMENTS,
+        actual: at_least as u64,
+        limit: MAX_DOCUMENTS_PER_FILE as u64,
+    }
+}
+
+/// serde-saphyr options for one YAML document of `len` bytes: the file-wide `base`, with
+/// alias replay and anchor recording bounded by the document's size.
+pub(crate) fn yaml_document_options(
+    base: &serde_saphyr::Options,
+    len: usize,
+) -> serde_saphyr::Options {
+    let alias_events = len
+        .saturating_mul(ALIAS_EVENTS_PER_BYTE)
+        .saturating_add(ALIAS_EVENTS_BASE);
+    let mut options = base.clone();
+    options.alias_limits.max_total_replayed_events = options
+        .alias_limits
+        .max_total_replayed_events
+        .min(alias_events);
+    if let Some(budget) = options.budget.as_mut() {
+        budget.max_recorded_anchor_events = budget.max_recorded_anchor_events.min(alias_events);
+    }
+    options
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_with_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_000_001), "1,000,001");
+    }
+
+    #[test]
+    fn size_is_checked_before_and_while_reading() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("c.json");
+        std::fs::write(&path, "0123456789").expect("write");
+        assert_eq!(read_limited(&path, 10).expect("fits").len(), 10);
+        match read_limited(&path, 9) {
+            Err(LoadError::TooLarge { actual, limit, .. }) => assert_eq!((actual, limit), (10, 9)),
+            other => panic!("{other:?}"),
+        }
+        // A device reports no size: reading stops one byte past the limit.
+        if Path::new("/dev/zero").exists() {
+            match read_limited(Path::new("/dev/zero"), 1 << 20) {
+                Err(LoadError::TooLarge { actual, .. }) => assert_eq!(actual, (1 << 20) + 1),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+}
