@@ -11,7 +11,7 @@
 //! slots; clause and at-most indexes are only created by pushing onto their vectors.
 #![allow(clippy::indexing_slicing)]
 
-use super::index::Rows;
+use super::index::{Rows, Watches};
 use super::problem::{Constraint, Problem, Var};
 
 /// A literal: `var << 1` for "selected", `var << 1 | 1` for "not selected".
@@ -63,6 +63,37 @@ struct AtMost {
     count: usize,
 }
 
+const UNSET: u8 = 0;
+const TRUE: u8 = 1;
+const FALSE: u8 = 2;
+
+fn decode_value(v: u8) -> Value {
+    match v {
+        TRUE => Value::True,
+        FALSE => Value::False,
+        _ => Value::Unset,
+    }
+}
+
+/// At-most reasons carry this bit; clause reasons are stored plus one (0 is "none").
+const ATMOST_BIT: u32 = 1 << 31;
+
+fn encode(r: Reason) -> u32 {
+    match r {
+        Reason::None => 0,
+        Reason::Clause(c) => c + 1,
+        Reason::AtMost(k) => k | ATMOST_BIT,
+    }
+}
+
+fn decode(r: u32) -> Reason {
+    match r {
+        0 => Reason::None,
+        r if r & ATMOST_BIT != 0 => Reason::AtMost(r & !ATMOST_BIT),
+        r => Reason::Clause(r - 1),
+    }
+}
+
 /// Truth value of a variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Value {
@@ -77,10 +108,12 @@ const CHRONO_JUMP: u32 = 50;
 /// The clause database and the assignment.
 pub(crate) struct Engine {
     pub clauses: Vec<Clause>,
-    pub(super) watches: Vec<Vec<u32>>,
-    value: Vec<Value>,
+    pub(super) watches: Watches,
+    /// 0 unset, 1 true, 2 false (zeroed memory is "all unset").
+    value: Vec<u8>,
     pub(super) level: Vec<u32>,
-    reason: Vec<Reason>,
+    /// Encoded [`Reason`]s (zeroed memory is "no reason"); see [`encode`].
+    reason: Vec<u32>,
     trail_pos: Vec<u32>,
     pub trail: Vec<Lit>,
     trail_lim: Vec<usize>,
@@ -134,10 +167,10 @@ impl Engine {
         }
         let mut e = Engine {
             clauses: Vec::new(),
-            watches: vec![Vec::new(); 2 * n],
-            value: vec![Value::Unset; n],
+            watches: Watches::new(2 * n),
+            value: vec![0; n],
             level: vec![0; n],
-            reason: vec![Reason::None; n],
+            reason: vec![0; n],
             trail_pos: vec![0; n],
             trail: Vec::new(),
             trail_lim: Vec::new(),
@@ -168,11 +201,11 @@ impl Engine {
     }
 
     pub fn value(&self, v: Var) -> Value {
-        self.value[v.index()]
+        decode_value(self.value[v.index()])
     }
 
     pub(super) fn lit_value(&self, l: Lit) -> Value {
-        match (self.value[var_of(l).index()], l & 1) {
+        match (decode_value(self.value[var_of(l).index()]), l & 1) {
             (Value::Unset, _) => Value::Unset,
             (Value::True, 0) | (Value::False, 1) => Value::True,
             _ => Value::False,
@@ -188,13 +221,9 @@ impl Engine {
     /// is then out of level order; see [`Engine::backjump`]).
     pub(super) fn assign(&mut self, l: Lit, reason: Reason, level: u32) {
         let v = var_of(l).index();
-        self.value[v] = if l & 1 == 0 {
-            Value::True
-        } else {
-            Value::False
-        };
+        self.value[v] = if l & 1 == 0 { TRUE } else { FALSE };
         self.level[v] = level;
-        self.reason[v] = reason;
+        self.reason[v] = encode(reason);
         self.trail_pos[v] = self.trail.len() as u32;
         self.trail.push(l);
         if l & 1 == 0 {
@@ -272,7 +301,7 @@ impl Engine {
 
     fn propagate_clauses(&mut self, p: Lit) -> Option<usize> {
         let false_lit = negate(p);
-        let mut watchers = std::mem::take(&mut self.watches[p as usize]);
+        let mut watchers = self.watches.take(p);
         let mut i = 0;
         let mut conflict = None;
         while i < watchers.len() {
@@ -292,7 +321,7 @@ impl Engine {
                 let lits = &mut self.clauses[ci].lits;
                 lits.swap(1, j);
                 let w = negate(lits[1]) as usize;
-                self.watches[w].push(ci as u32);
+                self.watches.push(w as u32, ci as u32);
                 watchers.swap_remove(i);
                 continue;
             }
@@ -304,9 +333,7 @@ impl Engine {
             self.assign(first, Reason::Clause(ci as u32), level);
             i += 1;
         }
-        let rest = std::mem::take(&mut self.watches[p as usize]);
-        watchers.extend(rest);
-        self.watches[p as usize] = watchers;
+        self.watches.put(p, watchers);
         conflict
     }
 
@@ -328,7 +355,7 @@ impl Engine {
 
     /// The clause that forced `v`, materialising at-most reasons as clauses.
     fn reason_clause(&mut self, v: Var) -> Option<usize> {
-        match self.reason[v.index()] {
+        match decode(self.reason[v.index()]) {
             Reason::None => None,
             Reason::Clause(c) => Some(c as usize),
             Reason::AtMost(k) => {
@@ -346,7 +373,7 @@ impl Engine {
                 );
                 let entry = self.atmosts[k].entry;
                 let ci = self.push_external(lits, entry);
-                self.reason[v.index()] = Reason::Clause(ci as u32);
+                self.reason[v.index()] = encode(Reason::Clause(ci as u32));
                 Some(ci)
             }
         }
@@ -431,8 +458,8 @@ impl Engine {
         });
         if self.clauses[ci].lits.len() > 1 {
             let (a, b) = (self.clauses[ci].lits[0], self.clauses[ci].lits[1]);
-            self.watches[negate(a) as usize].push(ci as u32);
-            self.watches[negate(b) as usize].push(ci as u32);
+            self.watches.push(negate(a), ci as u32);
+            self.watches.push(negate(b), ci as u32);
         }
         self.assign(asserting, Reason::Clause(ci as u32), back);
         target
@@ -493,13 +520,13 @@ impl Engine {
                 kept.push(l);
                 continue;
             }
-            if self.value[v] == Value::True {
+            if self.value[v] == TRUE {
                 for &k in self.atmost_of.row(v) {
                     self.atmosts[k as usize].count -= 1;
                 }
             }
-            self.value[v] = Value::Unset;
-            self.reason[v] = Reason::None;
+            self.value[v] = UNSET;
+            self.reason[v] = 0;
         }
         self.trail_lim.truncate(level as usize);
         for l in kept {

@@ -75,8 +75,8 @@ impl Engine {
         let first = lits.first().map(|l| (*l, self.lit_value(*l)));
         let second = lits.get(1).map(|l| self.lit_value(*l));
         if let [a, b, ..] = lits[..] {
-            self.watches[negate(a) as usize].push(ci as u32);
-            self.watches[negate(b) as usize].push(ci as u32);
+            self.watches.push(negate(a), ci as u32);
+            self.watches.push(negate(b), ci as u32);
         }
         self.clauses.push(Clause {
             lits,
