@@ -1,0 +1,215 @@
+//! The in-process engines, each run in a child process (`deppy-compare child ...`) so that its
+//! peak memory can be read from the child's rusage. A child prints one JSON line:
+//! `{"status": "sat"|"unsat"|"error", "selected": [bundle indices], "phases": {name: [ms...]},
+//! "note": "..."}`.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use deppy::request::{Request, Requirement};
+use deppy::resolve::{Adjustments, Outcome, Prepared};
+use deppy::solver::{SolveError, SolveOptions};
+use serde_json::json;
+
+use crate::emit;
+use crate::model::Model;
+use crate::resolvo_engine;
+
+pub struct Run {
+    pub status: &'static str,
+    pub selected: Vec<usize>,
+    pub phases: Vec<(&'static str, Vec<f64>)>,
+    pub note: String,
+}
+
+impl Run {
+    fn new() -> Run {
+        Run {
+            status: "error",
+            selected: Vec::new(),
+            phases: Vec::new(),
+            note: String::new(),
+        }
+    }
+    fn add(&mut self, phase: &'static str, ms: f64) {
+        match self.phases.iter_mut().find(|(p, _)| *p == phase) {
+            Some((_, v)) => v.push(ms),
+            None => self.phases.push((phase, vec![ms])),
+        }
+    }
+    pub fn to_json(&self) -> String {
+        let phases: serde_json::Map<String, serde_json::Value> = self
+            .phases
+            .iter()
+            .map(|(k, v)| (k.to_string(), json!(v)))
+            .collect();
+        json!({"status": self.status, "selected": self.selected, "phases": phases, "note": self.note})
+            .to_string()
+    }
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+fn first_line(s: &str) -> String {
+    s.lines()
+        .nth(1)
+        .or(s.lines().next())
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+/// deppy's generic model built in memory (`deppy solve`'s model); timed: `solver::solve`,
+/// plus on failure the rendering of the derivation tree through `explain_generic`.
+pub fn deppy_generic(m: &Model, repeats: usize) -> Run {
+    let mut run = Run::new();
+    let t = Instant::now();
+    let file = emit::generic_file(m);
+    let problem = file.problem().expect("generated model is well-formed");
+    run.add("build", ms(t));
+    for _ in 0..repeats {
+        let t = Instant::now();
+        match deppy::solver::solve(&problem, &SolveOptions::default()) {
+            Ok(sel) => {
+                run.add("solve", ms(t));
+                run.status = "sat";
+                let roots = m.roots.len();
+                run.selected = sel
+                    .iter()
+                    .map(|v| v.0 as usize)
+                    .filter(|i| *i >= roots)
+                    .map(|i| i - roots)
+                    .collect();
+            }
+            Err(SolveError::Unsatisfiable(tree)) => {
+                let solved = ms(t);
+                let text = deppy::explain::explain_generic(&tree, &file);
+                run.add("solve", ms(t));
+                run.add("explain", ms(t) - solved);
+                run.status = "unsat";
+                run.note = first_line(&text);
+            }
+            Err(SolveError::GaveUp { conflicts, .. }) => {
+                run.add("solve", ms(t));
+                run.status = "error";
+                run.note = format!("gave up after {conflicts} conflicts");
+            }
+        }
+    }
+    run
+}
+
+/// `deppy resolve` through the library on `dir/catalog` (the conflict-free variant), stage by
+/// stage: load (CatalogSet::load), prepare (Prepared::new: channel orders), derive (Datalog
+/// and candidate lists), global (AtMost per package and per GVK), solve (solver and answer;
+/// on failure also explain_failure). "request" = derive + global + solve, "total" = all.
+pub fn deppy_resolve(m: &Model, dir: &Path, repeats: usize) -> Run {
+    let mut run = Run::new();
+    let request = Request {
+        require: m
+            .roots
+            .iter()
+            .map(|p| Requirement::from_spec(&m.names[*p as usize]).expect("valid package name"))
+            .collect(),
+        ..Request::default()
+    };
+    let request = Arc::new(request);
+    let source = CatalogSource {
+        name: "synthetic".into(),
+        path: dir.join("catalog"),
+        priority: 0,
+    };
+    for _ in 0..repeats {
+        let t0 = Instant::now();
+        let set = match CatalogSet::load(std::slice::from_ref(&source), &LoadOptions::default()) {
+            Ok(s) => s,
+            Err(e) => {
+                run.note = format!("load: {e}");
+                return run;
+            }
+        };
+        let load = ms(t0);
+        let t = Instant::now();
+        let prepared = Prepared::new(Arc::new(set));
+        let prepare = ms(t);
+        let t1 = Instant::now();
+        let model = match prepared.derive(request.clone(), &Adjustments::default(), None) {
+            Ok(x) => x,
+            Err(e) => {
+                run.note = format!("derive: {e}");
+                return run;
+            }
+        };
+        let derive = ms(t1);
+        let t = Instant::now();
+        let global = model.global_constraints();
+        let global_ms = ms(t);
+        let t = Instant::now();
+        let outcome = model.solve(&global, &SolveOptions::default());
+        match outcome {
+            Ok(Outcome::Resolved(answer)) => {
+                run.status = "sat";
+                run.selected = answer
+                    .selected
+                    .iter()
+                    .map(|s| m.parse_bundle(&s.bundle).expect("bundle name of the model"))
+                    .collect();
+            }
+            Ok(Outcome::Unsatisfiable(failure)) => {
+                let text = deppy::explain::explain_failure(
+                    &failure,
+                    &model.universe,
+                    &request,
+                    Default::default(),
+                );
+                run.status = "unsat";
+                run.note = first_line(&text);
+            }
+            Err(e) => {
+                run.status = "error";
+                run.note = e.to_string();
+            }
+        }
+        let solve = ms(t);
+        let request_ms = ms(t1);
+        run.add("load", load);
+        run.add("prepare", prepare);
+        run.add("derive", derive);
+        run.add("global", global_ms);
+        run.add("solve", solve);
+        run.add("request", request_ms);
+        run.add("total", ms(t0));
+    }
+    run
+}
+
+/// resolvo, eager or lazy; timed: `Solver::new` + `solve` (+ on failure the user-friendly
+/// explanation), with the provider built beforehand (a new one per repeat, so no cache is
+/// shared between repeats).
+pub fn resolvo(m: &Model, eager: bool, repeats: usize) -> Run {
+    let mut run = Run::new();
+    for _ in 0..repeats {
+        let t = Instant::now();
+        let provider = resolvo_engine::Provider::new(m, eager);
+        run.add("build", ms(t));
+        let t = Instant::now();
+        let (result, solver) = resolvo_engine::solve(provider);
+        run.add("solve", ms(t));
+        drop(solver);
+        match result {
+            Ok(sel) => {
+                run.status = "sat";
+                run.selected = sel;
+            }
+            Err(text) => {
+                run.status = "unsat";
+                run.note = first_line(&text);
+            }
+        }
+    }
+    run
+}
