@@ -50,7 +50,10 @@ fn conflict_budget_gives_up_with_a_partial_explanation() {
     let (code, text, _) = solve(&pigeonhole(9, 8), &["--max-conflicts", "20"]);
     assert_eq!(code, 3, "{text}");
     assert!(text.starts_with("gave up after 21 conflicts\n"), "{text}");
-    assert!(text.contains("What deppy had proven when it stopped:"), "{text}");
+    assert!(
+        text.contains("What deppy had proven when it stopped:"),
+        "{text}"
+    );
     assert!(text.contains("\nSo "), "{text}");
 }
 
@@ -74,7 +77,11 @@ fn a_budget_large_enough_changes_nothing() {
 
 #[test]
 fn bad_budgets_are_usage_errors() {
-    for args in [["--timeout", "-1"], ["--timeout", "soon"], ["--max-conflicts", "x"]] {
+    for args in [
+        ["--timeout", "-1"],
+        ["--timeout", "soon"],
+        ["--max-conflicts", "x"],
+    ] {
         let (code, _, _) = solve(&pigeonhole(2, 2), &args);
         assert_eq!(code, 2, "{args:?}");
     }

@@ -1,0 +1,100 @@
+//! The committed fuzz corpus (`fuzz/corpus/<target>/`) as plain regression tests: every file
+//! of every target goes through the same harness the libFuzzer targets run
+//! (`fuzz/harness.rs`), on the stable toolchain. A panic (a failed invariant included) fails
+//! the test and names the file. Crashes found by fuzzing are added to the corpus, so each one
+//! stays a regression case.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+#[path = "../fuzz/harness.rs"]
+mod harness;
+
+fn corpus_files(target: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("corpus entry").path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+fn run_target(target: &str) {
+    let f = harness::TARGETS
+        .iter()
+        .find(|(name, _)| *name == target)
+        .map(|(_, f)| *f)
+        .expect("a target of the harness");
+    let files = corpus_files(target);
+    assert!(!files.is_empty(), "fuzz/corpus/{target} is empty");
+    let start = std::time::Instant::now();
+    let mut failures = Vec::new();
+    let verbose = std::env::var_os("DEPPY_FUZZ_VERBOSE").is_some();
+    for file in &files {
+        if verbose {
+            eprintln!("{target}: {}", file.display());
+        }
+        let data = std::fs::read(file).expect("read a corpus file");
+        if let Err(e) = catch_unwind(AssertUnwindSafe(|| f(&data))) {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            failures.push(format!("{}: {msg}", file.display()));
+        }
+    }
+    println!(
+        "fuzz corpus {target}: {} inputs in {:.2} s",
+        files.len(),
+        start.elapsed().as_secs_f64()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} corpus inputs of {target} fail:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn harness_lists_every_corpus_folder() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus");
+    let mut folders: Vec<String> = std::fs::read_dir(&dir)
+        .expect("fuzz/corpus")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    folders.sort();
+    let mut targets: Vec<String> = harness::TARGETS
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
+    targets.sort();
+    assert_eq!(folders, targets);
+    for t in &targets {
+        let target = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fuzz/fuzz_targets")
+            .join(format!("{t}.rs"));
+        assert!(target.is_file(), "{} is missing", target.display());
+    }
+}
+
+macro_rules! corpus_test {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                run_target(stringify!($name));
+            }
+        )*
+    };
+}
+
+corpus_test!(
+    fbc_json, fbc_yaml, request, range, constraint, cel, resolve, generic
+);
