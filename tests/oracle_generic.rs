@@ -42,18 +42,12 @@ impl Rng {
     }
 }
 
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+#[path = "support/oracle.rs"]
+mod oracle;
+use oracle::env_usize;
 
 fn base_seed() -> u64 {
-    std::env::var("DEPPY_ORACLE_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0x5EED_0000_D3B9)
+    oracle::base_seed(0x5EED_0000_D3B9)
 }
 
 type P = Problem<usize>;
@@ -396,26 +390,16 @@ fn run(first: usize, count: usize, stride: usize) -> Tally {
 #[test]
 fn generic_solver_matches_brute_force_oracle() {
     let count = env_usize("DEPPY_ORACLE_CASES", 100_000);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .clamp(1, 8);
     let start = std::time::Instant::now();
-    let tallies: Vec<Tally> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|k| s.spawn(move || run(k, count, threads)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
+    let tallies: Vec<Tally> = oracle::on_every_core(count, run);
     let cases: usize = tallies.iter().map(|t| t.cases).sum();
     let resolved: usize = tallies.iter().map(|t| t.resolved).sum();
     let perms: usize = tallies.iter().map(|t| t.permutations).sum();
     println!(
-        "oracle_generic: {cases} random problems ({resolved} resolved, {} unsatisfiable) and {perms} permuted variants checked in {:.1} s on {threads} threads (seed {})",
+        "oracle_generic: {cases} random problems ({resolved} resolved, {} unsatisfiable) and {perms} permuted variants checked in {:.1} s on {} threads (seed {})",
         cases - resolved,
         start.elapsed().as_secs_f64(),
+        tallies.len(),
         base_seed()
     );
     assert_eq!(cases, count);

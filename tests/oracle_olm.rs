@@ -62,18 +62,12 @@ impl Rng {
     }
 }
 
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+#[path = "support/oracle.rs"]
+mod oracle;
+use oracle::env_usize;
 
 fn base_seed() -> u64 {
-    std::env::var("DEPPY_ORACLE_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0x5EED_0000_01AA)
+    oracle::base_seed(0x5EED_0000_01AA)
 }
 
 const CATALOGS: [&str; 2] = ["alpha", "beta"];
@@ -1038,28 +1032,18 @@ fn run(first: usize, count: usize, stride: usize) -> Tally {
 #[test]
 fn olm_resolution_matches_brute_force_model() {
     let count = env_usize("DEPPY_ORACLE_OLM_CASES", 3_000);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .clamp(1, 8);
     let start = std::time::Instant::now();
-    let tallies: Vec<Tally> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|k| s.spawn(move || run(k, count, threads)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
+    let tallies: Vec<Tally> = oracle::on_every_core(count, run);
     let sum = |f: fn(&Tally) -> usize| tallies.iter().map(f).sum::<usize>();
     let cases = sum(|t| t.cases);
     println!(
-        "oracle_olm: {cases} random catalogs+requests ({} resolved) and {} rewritten variants ({} moved to another valid answer where §5 makes list order significant; {} moved only the words) checked in {:.1} s on {threads} threads (seed {})",
+        "oracle_olm: {cases} random catalogs+requests ({} resolved) and {} rewritten variants ({} moved to another valid answer where §5 makes list order significant; {} moved only the words) checked in {:.1} s on {} threads (seed {})",
         sum(|t| t.resolved),
         sum(|t| t.variants),
         sum(|t| t.order_moved_answer),
         sum(|t| t.words_moved),
         start.elapsed().as_secs_f64(),
+        tallies.len(),
         base_seed()
     );
     assert_eq!(cases, count);
