@@ -23,28 +23,9 @@
 
 use deppy::solver::{Cause, Constraint, DerivationTree, Problem, SolveError, SolveOptions, Var};
 
-/// SplitMix64: small, seedable, good enough for test generation.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + self.below(hi - lo + 1)
-    }
-}
-
 #[path = "support/oracle.rs"]
 mod oracle;
-use oracle::env_usize;
+use oracle::{Rng, env_usize};
 
 fn base_seed() -> u64 {
     oracle::base_seed(0x5EED_0000_D3B9)

@@ -1,5 +1,38 @@
 //! What the oracle property tests share: case counts and seeds from the environment, and
-//! running the cases on every core (case `i` goes to worker `i % workers`).
+//! running the cases on every core (case `i` goes to worker `i % workers`), and a seedable
+//! random source. Each test uses a part of it.
+#![allow(dead_code)]
+
+/// SplitMix64: small, seedable, good enough for test generation.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
+        lo + self.below(hi - lo + 1)
+    }
+    /// True with `percent` % probability.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    /// Fisher–Yates.
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            v.swap(i, self.below(i + 1));
+        }
+    }
+}
 
 /// `name` from the environment as a number, else `default`.
 pub fn env_usize(name: &str, default: usize) -> usize {

@@ -16,23 +16,6 @@ pub(super) struct FirstDoc {
     pub origin: Origin,
 }
 
-/// YAML parser budgets: bundle files are small, but a CSV with an icon can hold a few MB of
-/// scalars. The alias/anchor budgets (billion laughs) keep their defaults.
-fn yaml_options() -> serde_saphyr::Options {
-    let mut budget = serde_saphyr::Budget::default();
-    budget.max_events = 20_000_000;
-    budget.max_nodes = 5_000_000;
-    budget.max_total_scalar_bytes = 1 << 30;
-    // serde-saphyr's default. The deepest real document (a CRD schema) nests 32 levels;
-    // 128 overflowed a 2 MiB thread stack (loader worker, test thread) in unoptimized builds.
-    budget.max_depth = 64;
-    let mut options = serde_saphyr::Options::default();
-    options.budget = Some(budget);
-    options.with_snippet = false;
-    options.emit_comments = false;
-    options
-}
-
 /// True for a line that is a YAML document marker `---` (optionally followed by content).
 fn is_doc_start(line: &str) -> bool {
     line.strip_prefix("---")
@@ -123,7 +106,10 @@ pub(super) fn read_first_doc(path: &Path) -> Result<Option<FirstDoc>, LoadError>
     let Some((chunk, document, first_line)) = first_yaml_doc(text) else {
         return Ok(None);
     };
-    match serde_saphyr::from_str_with_options::<Option<Value>>(chunk, yaml_options()) {
+    match serde_saphyr::from_str_with_options::<Option<Value>>(
+        chunk,
+        crate::catalog::fbc::yaml_options(),
+    ) {
         Ok(None | Some(Value::Null)) => Ok(None),
         Ok(Some(value)) => Ok(Some(FirstDoc {
             value,

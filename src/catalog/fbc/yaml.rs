@@ -81,7 +81,9 @@ fn split_yaml_bounded(text: &str, max: usize) -> Result<Vec<YamlChunk<'_>>, usiz
     Ok(chunks)
 }
 
-fn yaml_options() -> serde_saphyr::Options {
+/// The serde-saphyr options every catalog YAML (FBC files and bundle directories) is read
+/// with: catalog-scale event, node and scalar budgets and a depth limit.
+pub(crate) fn yaml_options() -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
     // Catalog scale: one document at a time, but a bundle with its CSV can be large. The
     // alias/anchor budgets (billion laughs) are set per document, from its size
