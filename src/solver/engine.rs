@@ -6,25 +6,31 @@
 //! enter the clause database only once it is selected, so a search touches only the part of
 //! a large problem its requirements reach. Unselected variables satisfy those clauses anyway.
 //!
-//! Invariant for the indexing below: every `Var` and `Lit` comes from the problem the engine
-//! was built for, and every per-variable vector has `var_count` (per-literal: twice that)
-//! slots; clause and at-most indexes are only created by pushing onto their vectors.
+//! Variables are numbered locally, on first touch (see [`Engine::local`]), so the cost of a
+//! solve follows what it touches, not the size of the problem.
+//!
+//! Invariant for the indexing below: every local variable and `Lit` is created by
+//! [`Engine::local`], which grows every per-variable vector (`vars`, `global`; `watches` by
+//! two literals) in step; clause and at-most indexes are only created by pushing onto their
+//! vectors.
 #![allow(clippy::indexing_slicing)]
 
-use super::index::{Rows, Watches};
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use super::problem::{Constraint, Problem, Var};
 
 /// A literal: `var << 1` for "selected", `var << 1 | 1` for "not selected".
 pub(crate) type Lit = u32;
 
-pub(crate) fn pos(v: Var) -> Lit {
-    v.0 << 1
+pub(crate) fn pos(v: u32) -> Lit {
+    v << 1
 }
-pub(crate) fn neg(v: Var) -> Lit {
-    (v.0 << 1) | 1
+pub(crate) fn neg(v: u32) -> Lit {
+    (v << 1) | 1
 }
-pub(crate) fn var_of(l: Lit) -> Var {
-    Var(l >> 1)
+/// The local variable of a literal.
+pub(crate) fn var_of(l: Lit) -> u32 {
+    l >> 1
 }
 pub(super) fn negate(l: Lit) -> Lit {
     l ^ 1
@@ -38,7 +44,7 @@ pub(crate) enum Origin {
     /// Learned: `start` resolved in turn with each `(reason, pivot)`.
     Learned {
         start: usize,
-        steps: Vec<(usize, Var)>,
+        steps: Vec<(usize, u32)>,
     },
 }
 
@@ -55,16 +61,17 @@ pub(super) enum Reason {
     AtMost(u32),
 }
 
+/// A binding at-most set in local variables, with how many of them are selected.
 #[derive(Clone, Debug)]
-struct AtMost {
-    n: usize,
-    vars: Vec<Var>,
-    entry: usize,
-    count: usize,
+pub(super) struct AtMost {
+    pub n: usize,
+    pub vars: Vec<u32>,
+    pub entry: usize,
+    pub count: usize,
 }
 
 const UNSET: u8 = 0;
-const TRUE: u8 = 1;
+pub(super) const TRUE: u8 = 1;
 const FALSE: u8 = 2;
 
 fn decode_value(v: u8) -> Value {
@@ -105,93 +112,96 @@ pub(crate) enum Value {
 /// Backjumps longer than this many levels become chronological (one level).
 const CHRONO_JUMP: u32 = 50;
 
-/// The clause database and the assignment.
-pub(crate) struct Engine {
+/// Per-variable state, one slot per local variable.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct VarState {
+    pub value: u8,
+    pub level: u32,
+    /// Encoded [`Reason`] (0 is "no reason"); see [`encode`].
+    pub reason: u32,
+    pub trail_pos: u32,
+    pub seen: bool,
+    /// Whether its owned entries are all in the clause database.
+    pub expanded: bool,
+    /// Its at-most sets: a range of `Engine::counted` (`NOT_YET` until first selected).
+    pub counted_at: u32,
+    pub counted_len: u32,
+}
+
+pub(super) const NOT_YET: u32 = u32::MAX;
+
+impl VarState {
+    const NEW: VarState = VarState {
+        value: UNSET,
+        level: 0,
+        reason: 0,
+        trail_pos: 0,
+        seen: false,
+        expanded: false,
+        counted_at: NOT_YET,
+        counted_len: 0,
+    };
+}
+
+/// The clause database and the assignment, over local variables: a problem variable gets a
+/// local number when a clause or an at-most set first names it, so every vector here grows
+/// with what the search touches, never with the size of the problem.
+pub(crate) struct Engine<'p, L> {
+    pub problem: &'p Problem<L>,
     pub clauses: Vec<Clause>,
-    pub(super) watches: Watches,
-    /// 0 unset, 1 true, 2 false (zeroed memory is "all unset").
-    value: Vec<u8>,
-    pub(super) level: Vec<u32>,
-    /// Encoded [`Reason`]s (zeroed memory is "no reason"); see [`encode`].
-    reason: Vec<u32>,
-    trail_pos: Vec<u32>,
+    /// Watchers by local literal.
+    watches: Vec<Vec<u32>>,
+    /// Local variable → problem variable.
+    pub global: Vec<Var>,
+    /// Problem variable → local variable.
+    local_of: FxHashMap<u32, u32>,
+    pub(super) vars: Vec<VarState>,
     pub trail: Vec<Lit>,
     trail_lim: Vec<usize>,
     qhead: usize,
-    atmosts: Vec<AtMost>,
-    atmost_of: Rows,
-    seen: Vec<bool>,
-    /// Entries (dependencies and conflicts) whose clause joins when a variable is selected.
-    pub(super) owned: Rows,
-    /// Variables whose owned entries are all in the clause database.
-    pub(super) expanded: Vec<bool>,
+    pub(super) atmosts: Vec<AtMost>,
+    /// At-most entry → its local at-most set.
+    pub(super) atmost_local: FxHashMap<u32, u32>,
+    /// Flat storage of the variables' at-most lists (see [`VarState::counted_at`]).
+    pub(super) counted: Vec<u32>,
     /// Entries already in the clause database (a conflict is owned by both its variables).
-    pub(super) entry_added: Vec<bool>,
+    pub(super) entry_added: FxHashSet<u32>,
     /// Trail position up to which selected variables have been expanded.
     pub(super) expand_head: usize,
 }
 
-impl Engine {
+impl<'p, L> Engine<'p, L> {
     /// Builds the engine from a problem. Returns the index of a clause that is already
     /// false at level 0 when the input alone contradicts itself.
-    pub fn new<L>(problem: &Problem<L>) -> (Engine, Option<usize>) {
-        let n = problem.var_count();
-        let entries = problem.entries();
-        let mut member = Vec::new();
-        let mut owned = Vec::new();
-        for (i, entry) in entries.iter().enumerate() {
-            let (i, s) = (i as u32, entry.subject.0);
-            match &entry.constraint {
-                Constraint::Dependency(_) => owned.push((s, i)),
-                Constraint::Conflict(o) => owned.extend([(s, i), (o.0, i)]),
-                Constraint::AtMost { .. } | Constraint::Mandatory | Constraint::Prohibited => {}
-            }
-        }
-        let mut atmosts = Vec::new();
-        for (i, entry) in entries.iter().enumerate() {
-            if let Constraint::AtMost { n: bound, vars } = &entry.constraint {
-                let mut vars = vars.clone();
-                vars.sort_unstable();
-                vars.dedup();
-                if vars.len() > *bound {
-                    let k = atmosts.len() as u32;
-                    member.extend(vars.iter().map(|v| (v.0, k)));
-                    atmosts.push(AtMost {
-                        n: *bound,
-                        vars,
-                        entry: i,
-                        count: 0,
-                    });
-                }
-            }
-        }
+    pub fn new(problem: &'p Problem<L>) -> (Engine<'p, L>, Option<usize>) {
         let mut e = Engine {
+            problem,
             clauses: Vec::new(),
-            watches: Watches::new(2 * n),
-            value: vec![0; n],
-            level: vec![0; n],
-            reason: vec![0; n],
-            trail_pos: vec![0; n],
+            watches: Vec::new(),
+            global: Vec::new(),
+            local_of: FxHashMap::default(),
+            vars: Vec::new(),
             trail: Vec::new(),
             trail_lim: Vec::new(),
             qhead: 0,
-            atmosts,
-            atmost_of: Rows::build(n, &member),
-            seen: vec![false; n],
-            owned: Rows::build(n, &owned),
-            expanded: vec![false; n],
-            entry_added: vec![false; entries.len()],
+            atmosts: Vec::new(),
+            atmost_local: FxHashMap::default(),
+            counted: Vec::new(),
+            entry_added: FxHashSet::default(),
             expand_head: 0,
         };
         let mut conflict = None;
-        for (i, entry) in entries.iter().enumerate() {
-            let s = entry.subject;
+        for &i in problem.index().units() {
+            let Some(entry) = problem.entries().get(i as usize) else {
+                continue;
+            };
+            let s = e.local(entry.subject);
             let lits = match &entry.constraint {
                 Constraint::Mandatory => vec![pos(s)],
                 Constraint::Prohibited => vec![neg(s)],
                 _ => continue,
             };
-            if let Some(c) = e.add_clause(lits, i)
+            if let Some(c) = e.add_clause(lits, i as usize)
                 && conflict.is_none()
             {
                 conflict = Some(c);
@@ -200,16 +210,43 @@ impl Engine {
         (e, conflict)
     }
 
-    pub fn value(&self, v: Var) -> Value {
-        decode_value(self.value[v.index()])
+    /// The local number of a problem variable, given one on first use.
+    pub fn local(&mut self, g: Var) -> u32 {
+        let next = self.global.len() as u32;
+        let l = *self.local_of.entry(g.0).or_insert(next);
+        if l == next {
+            self.global.push(g);
+            self.vars.push(VarState::NEW);
+            self.watches.push(Vec::new());
+            self.watches.push(Vec::new());
+        }
+        l
+    }
+
+    /// The local number of a problem variable the search has touched.
+    pub fn lookup(&self, g: Var) -> Option<u32> {
+        self.local_of.get(&g.0).copied()
+    }
+
+    pub fn value(&self, v: u32) -> Value {
+        decode_value(self.vars[v as usize].value)
+    }
+
+    /// The value of a problem variable (unset when the search never touched it).
+    pub fn value_of(&self, g: Var) -> Value {
+        self.lookup(g).map_or(Value::Unset, |v| self.value(v))
     }
 
     pub(super) fn lit_value(&self, l: Lit) -> Value {
-        match (decode_value(self.value[var_of(l).index()]), l & 1) {
+        match (self.value(var_of(l)), l & 1) {
             (Value::Unset, _) => Value::Unset,
             (Value::True, 0) | (Value::False, 1) => Value::True,
             _ => Value::False,
         }
+    }
+
+    pub(super) fn level_of(&self, v: u32) -> u32 {
+        self.vars[v as usize].level
     }
 
     pub fn decision_level(&self) -> u32 {
@@ -220,28 +257,28 @@ impl Engine {
     /// among its reason's other literals, which may be below the current level (the trail
     /// is then out of level order; see [`Engine::backjump`]).
     pub(super) fn assign(&mut self, l: Lit, reason: Reason, level: u32) {
-        let v = var_of(l).index();
-        self.value[v] = if l & 1 == 0 { TRUE } else { FALSE };
-        self.level[v] = level;
-        self.reason[v] = encode(reason);
-        self.trail_pos[v] = self.trail.len() as u32;
+        let v = var_of(l);
+        let at = self.trail.len() as u32;
+        let s = &mut self.vars[v as usize];
+        s.value = if l & 1 == 0 { TRUE } else { FALSE };
+        s.level = level;
+        s.reason = encode(reason);
+        s.trail_pos = at;
         self.trail.push(l);
         if l & 1 == 0 {
-            for &k in self.atmost_of.row(v) {
-                self.atmosts[k as usize].count += 1;
-            }
+            self.count_selected(v, true);
         }
     }
 
     /// Opens a new decision level and selects `v`.
-    pub fn decide(&mut self, v: Var) {
+    pub fn decide(&mut self, v: u32) {
         self.trail_lim.push(self.trail.len());
         self.assign(pos(v), Reason::None, self.decision_level());
     }
 
     /// Unit propagation to a fixpoint, adding the clauses of newly selected variables on
     /// the way; returns a conflicting clause index.
-    pub fn propagate<L>(&mut self, problem: &Problem<L>) -> Option<usize> {
+    pub fn propagate(&mut self) -> Option<usize> {
         loop {
             while self.qhead < self.trail.len() {
                 let p = self.trail[self.qhead];
@@ -255,7 +292,7 @@ impl Engine {
                     return Some(c);
                 }
             }
-            if let Some(c) = self.expand_selected(problem) {
+            if let Some(c) = self.expand_selected() {
                 return Some(c);
             }
             if self.qhead == self.trail.len() {
@@ -264,44 +301,14 @@ impl Engine {
         }
     }
 
-    fn propagate_atmost(&mut self, v: Var) -> Option<usize> {
-        for ki in 0..self.atmost_of.row(v.index()).len() {
-            let k = self.atmost_of.row(v.index())[ki] as usize;
-            let (n, count) = (self.atmosts[k].n, self.atmosts[k].count);
-            if count > n {
-                let mut on: Vec<Var> = self.atmosts[k]
-                    .vars
-                    .iter()
-                    .copied()
-                    .filter(|u| self.value(*u) == Value::True)
-                    .collect();
-                on.sort_by_key(|u| self.trail_pos[u.index()]);
-                on.truncate(n + 1);
-                let entry = self.atmosts[k].entry;
-                return Some(self.push_external(on.iter().map(|u| neg(*u)).collect(), entry));
-            }
-            if count == n {
-                let level = self.atmosts[k]
-                    .vars
-                    .iter()
-                    .filter(|u| self.value(**u) == Value::True)
-                    .map(|u| self.level[u.index()])
-                    .max()
-                    .unwrap_or(0);
-                for ui in 0..self.atmosts[k].vars.len() {
-                    let u = self.atmosts[k].vars[ui];
-                    if self.value(u) == Value::Unset {
-                        self.assign(neg(u), Reason::AtMost(k as u32), level);
-                    }
-                }
-            }
-        }
-        None
+    /// Adds clause `ci` to the watchers of literal `lit`.
+    pub(super) fn watch(&mut self, lit: Lit, ci: usize) {
+        self.watches[lit as usize].push(ci as u32);
     }
 
     fn propagate_clauses(&mut self, p: Lit) -> Option<usize> {
         let false_lit = negate(p);
-        let mut watchers = self.watches.take(p);
+        let mut watchers = std::mem::take(&mut self.watches[p as usize]);
         let mut i = 0;
         let mut conflict = None;
         while i < watchers.len() {
@@ -320,8 +327,8 @@ impl Engine {
             if let Some(j) = found {
                 let lits = &mut self.clauses[ci].lits;
                 lits.swap(1, j);
-                let w = negate(lits[1]) as usize;
-                self.watches.push(w as u32, ci as u32);
+                let w = negate(lits[1]);
+                self.watch(w, ci);
                 watchers.swap_remove(i);
                 continue;
             }
@@ -333,19 +340,21 @@ impl Engine {
             self.assign(first, Reason::Clause(ci as u32), level);
             i += 1;
         }
-        self.watches.put(p, watchers);
+        // Watchers added to `p` meanwhile (a clause may re-watch the same literal) stay.
+        let added = std::mem::replace(&mut self.watches[p as usize], watchers);
+        self.watches[p as usize].extend(added);
         conflict
     }
 
     /// The highest level among literals (all assigned).
     pub(super) fn false_level(&self, lits: &[Lit]) -> u32 {
         lits.iter()
-            .map(|l| self.level[var_of(*l).index()])
+            .map(|l| self.level_of(var_of(*l)))
             .max()
             .unwrap_or(0)
     }
 
-    fn push_external(&mut self, lits: Vec<Lit>, entry: usize) -> usize {
+    pub(super) fn push_external(&mut self, lits: Vec<Lit>, entry: usize) -> usize {
         self.clauses.push(Clause {
             lits,
             origin: Origin::External(entry),
@@ -354,26 +363,13 @@ impl Engine {
     }
 
     /// The clause that forced `v`, materialising at-most reasons as clauses.
-    fn reason_clause(&mut self, v: Var) -> Option<usize> {
-        match decode(self.reason[v.index()]) {
+    fn reason_clause(&mut self, v: u32) -> Option<usize> {
+        match decode(self.vars[v as usize].reason) {
             Reason::None => None,
             Reason::Clause(c) => Some(c as usize),
             Reason::AtMost(k) => {
-                let k = k as usize;
-                let at = self.trail_pos[v.index()];
-                let mut lits = vec![neg(v)];
-                lits.extend(
-                    self.atmosts[k]
-                        .vars
-                        .iter()
-                        .filter(|u| {
-                            self.value(**u) == Value::True && self.trail_pos[u.index()] < at
-                        })
-                        .map(|u| neg(*u)),
-                );
-                let entry = self.atmosts[k].entry;
-                let ci = self.push_external(lits, entry);
-                self.reason[v.index()] = encode(Reason::Clause(ci as u32));
+                let ci = self.atmost_reason(v, k as usize);
+                self.vars[v as usize].reason = encode(Reason::Clause(ci as u32));
                 Some(ci)
             }
         }
@@ -389,16 +385,16 @@ impl Engine {
         let mut pending = 0usize;
         let mut clause = conflict;
         let mut idx = self.trail.len();
-        let mut pivot: Option<Var> = None;
+        let mut pivot: Option<u32> = None;
         loop {
             let lits = self.clauses[clause].lits.clone();
             for l in lits {
                 let v = var_of(l);
-                if Some(v) == pivot || self.seen[v.index()] {
+                if Some(v) == pivot || self.vars[v as usize].seen {
                     continue;
                 }
-                self.seen[v.index()] = true;
-                if self.level[v.index()] == current {
+                self.vars[v as usize].seen = true;
+                if self.level_of(v) == current {
                     pending += 1;
                 } else {
                     learnt.push(l);
@@ -408,11 +404,11 @@ impl Engine {
             let p = loop {
                 idx -= 1;
                 let v = var_of(self.trail[idx]);
-                if self.seen[v.index()] && self.level[v.index()] == current {
+                if self.vars[v as usize].seen && self.level_of(v) == current {
                     break v;
                 }
             };
-            self.seen[p.index()] = false;
+            self.vars[p as usize].seen = false;
             pending -= 1;
             if pending == 0 {
                 learnt.insert(0, negate(self.lit_of(p)));
@@ -423,20 +419,19 @@ impl Engine {
             pivot = Some(p);
         }
         for l in &learnt {
-            self.seen[var_of(*l).index()] = false;
+            self.vars[var_of(*l) as usize].seen = false;
         }
         // Second watch: the highest level among the rest.
         let mut back = 0;
         if learnt.len() > 1 {
             let mut best = 1;
             for i in 1..learnt.len() {
-                if self.level[var_of(learnt[i]).index()] > self.level[var_of(learnt[best]).index()]
-                {
+                if self.level_of(var_of(learnt[i])) > self.level_of(var_of(learnt[best])) {
                     best = i;
                 }
             }
             learnt.swap(1, best);
-            back = self.level[var_of(learnt[1]).index()];
+            back = self.level_of(var_of(learnt[1]));
         }
         // Chronological backtracking: a long jump would undo (and the breadth-first walk
         // redo) hundreds of levels the clause does not touch, so only the conflict level is
@@ -449,6 +444,10 @@ impl Engine {
         self.backjump(target);
         let ci = self.clauses.len();
         let asserting = learnt[0];
+        if let [a, b, ..] = learnt[..] {
+            self.watch(negate(a), ci);
+            self.watch(negate(b), ci);
+        }
         self.clauses.push(Clause {
             lits: learnt,
             origin: Origin::Learned {
@@ -456,17 +455,12 @@ impl Engine {
                 steps,
             },
         });
-        if self.clauses[ci].lits.len() > 1 {
-            let (a, b) = (self.clauses[ci].lits[0], self.clauses[ci].lits[1]);
-            self.watches.push(negate(a), ci as u32);
-            self.watches.push(negate(b), ci as u32);
-        }
         self.assign(asserting, Reason::Clause(ci as u32), back);
         target
     }
 
     /// The literal currently true for an assigned variable.
-    fn lit_of(&self, v: Var) -> Lit {
+    fn lit_of(&self, v: u32) -> Lit {
         if self.value(v) == Value::True {
             pos(v)
         } else {
@@ -477,20 +471,21 @@ impl Engine {
     /// Resolves a level-0 conflict down to the empty clause; returns its index.
     pub fn refute(&mut self, conflict: usize) -> usize {
         let mut steps = Vec::new();
-        for &l in &self.clauses[conflict].lits {
-            self.seen[var_of(l).index()] = true;
+        for i in 0..self.clauses[conflict].lits.len() {
+            let v = var_of(self.clauses[conflict].lits[i]);
+            self.vars[v as usize].seen = true;
         }
         for idx in (0..self.trail.len()).rev() {
             let v = var_of(self.trail[idx]);
-            if !self.seen[v.index()] {
+            if !self.vars[v as usize].seen {
                 continue;
             }
-            self.seen[v.index()] = false;
+            self.vars[v as usize].seen = false;
             if let Some(r) = self.reason_clause(v) {
-                for &l in &self.clauses[r].lits {
-                    let u = var_of(l);
+                for i in 0..self.clauses[r].lits.len() {
+                    let u = var_of(self.clauses[r].lits[i]);
                     if u != v {
-                        self.seen[u.index()] = true;
+                        self.vars[u as usize].seen = true;
                     }
                 }
                 steps.push((r, v));
@@ -514,23 +509,23 @@ impl Engine {
             return;
         };
         let mut kept = Vec::new();
-        for l in self.trail.drain(start..) {
-            let v = var_of(l).index();
-            if self.level[v] <= level {
+        let undone: Vec<Lit> = self.trail.drain(start..).collect();
+        for l in undone {
+            let v = var_of(l);
+            if self.level_of(v) <= level {
                 kept.push(l);
                 continue;
             }
-            if self.value[v] == TRUE {
-                for &k in self.atmost_of.row(v) {
-                    self.atmosts[k as usize].count -= 1;
-                }
+            if self.vars[v as usize].value == TRUE {
+                self.count_selected(v, false);
             }
-            self.value[v] = UNSET;
-            self.reason[v] = 0;
+            let s = &mut self.vars[v as usize];
+            s.value = UNSET;
+            s.reason = 0;
         }
         self.trail_lim.truncate(level as usize);
         for l in kept {
-            self.trail_pos[var_of(l).index()] = self.trail.len() as u32;
+            self.vars[var_of(l) as usize].trail_pos = self.trail.len() as u32;
             self.trail.push(l);
         }
         self.qhead = self.qhead.min(start);
@@ -539,11 +534,6 @@ impl Engine {
 
     /// The highest level among a clause's literals (all false in a conflict).
     pub fn clause_level(&self, ci: usize) -> u32 {
-        self.clauses[ci]
-            .lits
-            .iter()
-            .map(|l| self.level[var_of(*l).index()])
-            .max()
-            .unwrap_or(0)
+        self.false_level(&self.clauses[ci].lits)
     }
 }

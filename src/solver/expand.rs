@@ -7,47 +7,48 @@
 #![allow(clippy::indexing_slicing)]
 
 use super::engine::{Clause, Engine, Lit, Origin, Reason, Value, neg, negate, pos, var_of};
-use super::problem::{Constraint, Problem};
+use super::problem::Constraint;
 
-impl Engine {
+impl<L> Engine<'_, L> {
     /// Adds the owned clauses of every selected variable on the trail not yet expanded.
     /// Stops at the first clause that is false under the assignment and returns it; the
     /// variable's other entries are added when the walk comes back to it.
-    pub(super) fn expand_selected<L>(&mut self, problem: &Problem<L>) -> Option<usize> {
+    pub(super) fn expand_selected(&mut self) -> Option<usize> {
         while self.expand_head < self.trail.len() {
             let l = self.trail[self.expand_head];
-            let v = var_of(l).index();
-            if l & 1 == 0 && !self.expanded[v] {
-                let owned = std::mem::take(&mut self.owned);
-                let found = self.expand_var(problem, owned.row(v));
-                self.owned = owned;
-                if found.is_some() {
-                    return found;
+            let v = var_of(l);
+            if l & 1 == 0 && !self.vars[v as usize].expanded {
+                if let Some(c) = self.expand_var(v) {
+                    return Some(c);
                 }
-                self.expanded[v] = true;
+                self.vars[v as usize].expanded = true;
             }
             self.expand_head += 1;
         }
         None
     }
 
-    fn expand_var<L>(&mut self, problem: &Problem<L>, owned: &[u32]) -> Option<usize> {
-        for &ei in owned {
-            let ei = ei as usize;
-            if self.entry_added[ei] {
+    fn expand_var(&mut self, v: u32) -> Option<usize> {
+        let problem = self.problem;
+        for &ei in problem.index().owned(self.global[v as usize]) {
+            if !self.entry_added.insert(ei) {
                 continue;
             }
-            self.entry_added[ei] = true;
-            let entry = &problem.entries()[ei];
-            let s = entry.subject;
+            let entry = &problem.entries()[ei as usize];
+            let s = self.local(entry.subject);
             let lits = match &entry.constraint {
-                Constraint::Dependency(c) => std::iter::once(neg(s))
-                    .chain(c.iter().map(|v| pos(*v)))
-                    .collect(),
-                Constraint::Conflict(o) => vec![neg(s), neg(*o)],
+                Constraint::Dependency(c) => {
+                    let mut lits = Vec::with_capacity(c.len() + 1);
+                    lits.push(neg(s));
+                    for g in c {
+                        lits.push(pos(self.local(*g)));
+                    }
+                    lits
+                }
+                Constraint::Conflict(o) => vec![neg(s), neg(self.local(*o))],
                 _ => continue,
             };
-            if let Some(c) = self.add_clause(lits, ei) {
+            if let Some(c) = self.add_clause(lits, ei as usize) {
                 return Some(c);
             }
         }
@@ -69,14 +70,14 @@ impl Engine {
         lits.sort_by_key(|l| match self.lit_value(*l) {
             Value::True => (0, 0),
             Value::Unset => (1, 0),
-            Value::False => (2, u32::MAX - self.level[var_of(*l).index()]),
+            Value::False => (2, u32::MAX - self.level_of(var_of(*l))),
         });
         let ci = self.clauses.len();
         let first = lits.first().map(|l| (*l, self.lit_value(*l)));
         let second = lits.get(1).map(|l| self.lit_value(*l));
         if let [a, b, ..] = lits[..] {
-            self.watches.push(negate(a), ci as u32);
-            self.watches.push(negate(b), ci as u32);
+            self.watch(negate(a), ci);
+            self.watch(negate(b), ci);
         }
         self.clauses.push(Clause {
             lits,

@@ -11,6 +11,7 @@
 //! assert_eq!(solve(&p, &SolveOptions::default()).unwrap(), vec![a, y]);
 //! ```
 
+mod atmost;
 mod engine;
 mod expand;
 mod index;

@@ -2,6 +2,8 @@
 //! Mandatory, Prohibited, Dependency, Conflict and AtMost constraints, each with a label the
 //! caller uses to explain it.
 
+use super::index::Index;
+
 /// A solver variable (for the OLM layer: a bundle).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Var(pub u32);
@@ -48,6 +50,8 @@ pub struct Entry<L> {
 pub struct Problem<L> {
     var_count: u32,
     entries: Vec<Entry<L>>,
+    /// What each variable is involved in, kept as entries are added.
+    index: Index,
 }
 
 impl<L> Default for Problem<L> {
@@ -55,6 +59,7 @@ impl<L> Default for Problem<L> {
         Problem {
             var_count: 0,
             entries: Vec::new(),
+            index: Index::default(),
         }
     }
 }
@@ -74,6 +79,8 @@ impl<L> Problem<L> {
 
     /// Adds a constraint on `subject`. Variables named must come from [`Problem::add_var`].
     pub fn add(&mut self, subject: Var, constraint: Constraint, label: L) {
+        self.index
+            .add(self.entries.len() as u32, subject, &constraint);
         self.entries.push(Entry {
             subject,
             constraint,
@@ -89,6 +96,10 @@ impl<L> Problem<L> {
     /// The constraints in the order added.
     pub fn entries(&self) -> &[Entry<L>] {
         &self.entries
+    }
+
+    pub(crate) fn index(&self) -> &Index {
+        &self.index
     }
 
     /// Checks that a selection satisfies every constraint; returns the index of the first

@@ -9,28 +9,26 @@
 #![allow(clippy::indexing_slicing)]
 
 use super::engine::{Engine, Value};
-use super::index::Rows;
 use super::problem::{Constraint, Problem, Var};
 use super::tree::{Cause, DerivationTree, Incompatibility, Term};
 use super::{SolveError, SolveOptions};
 
-/// Search state: selected variables in breadth-first order and the dependency cursor.
+/// Search state: selected (local) variables in breadth-first order and the dependency cursor.
 struct Search<'p, L> {
     problem: &'p Problem<L>,
-    engine: Engine,
-    /// Dependency entries of each variable, in order added.
-    deps: Rows,
+    engine: Engine<'p, L>,
     /// Selected variables with the level they were selected at (non-decreasing).
-    selected: Vec<(Var, u32)>,
+    selected: Vec<(u32, u32)>,
+    /// By local variable.
     is_selected: Vec<bool>,
-    /// (index into `selected`, index into that variable's dependencies).
+    /// (index into `selected`, index into that variable's owned entries).
     cursor: (usize, usize),
     /// Cursor saved before the decision that opened each level (index = level - 1).
     saved: Vec<(usize, usize)>,
 }
 
 enum Step {
-    Decide(Var),
+    Decide(u32),
     Done,
 }
 
@@ -40,45 +38,37 @@ pub(crate) fn solve<L: Clone>(
     options: &SolveOptions,
 ) -> Result<Vec<Var>, SolveError<L>> {
     let (engine, input_conflict) = Engine::new(problem);
-    let deps = {
-        let pairs: Vec<(u32, u32)> = problem
-            .entries()
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| matches!(e.constraint, Constraint::Dependency(_)))
-            .map(|(i, e)| (e.subject.0, i as u32))
-            .collect();
-        Rows::build(problem.var_count(), &pairs)
-    };
     let mut s = Search {
         problem,
         engine,
-        deps,
         selected: Vec::new(),
-        is_selected: vec![false; problem.var_count()],
+        is_selected: Vec::new(),
         cursor: (0, 0),
         saved: Vec::new(),
     };
     if let Some(c) = input_conflict {
         return Err(s.unsatisfiable(c));
     }
-    if let Some(c) = s.engine.propagate(problem) {
+    if let Some(c) = s.engine.propagate() {
         return Err(s.unsatisfiable(c));
     }
-    for e in problem.entries() {
-        if e.constraint == Constraint::Mandatory {
-            s.select(e.subject);
+    for &i in problem.index().units() {
+        if let Some(e) = problem.entries().get(i as usize)
+            && e.constraint == Constraint::Mandatory
+        {
+            let v = s.engine.local(e.subject);
+            s.select(v);
         }
     }
     let mut conflicts: u64 = 0;
     let deadline = options.timeout.map(|t| std::time::Instant::now() + t);
     let mut last_learned = None;
     loop {
-        if let Some(c) = s.engine.propagate(problem) {
+        if let Some(c) = s.engine.propagate() {
             conflicts += 1;
             let late = deadline.is_some_and(|d| std::time::Instant::now() >= d);
             if late || options.max_conflicts.is_some_and(|m| conflicts > m) {
-                let partial = last_learned.map(|ci| build_tree(problem, &s.engine, ci));
+                let partial = last_learned.map(|ci| build_tree(&s.engine, ci));
                 return Err(SolveError::GaveUp { conflicts, partial });
             }
             let lvl = s.engine.clause_level(c);
@@ -94,7 +84,10 @@ pub(crate) fn solve<L: Clone>(
             continue;
         }
         match s.next_step() {
-            Step::Done => return Ok(s.selected.iter().map(|(v, _)| *v).collect()),
+            Step::Done => {
+                let g = &s.engine.global;
+                return Ok(s.selected.iter().map(|(v, _)| g[*v as usize]).collect());
+            }
             Step::Decide(v) => {
                 s.saved.push(s.cursor);
                 s.engine.decide(v);
@@ -105,9 +98,16 @@ pub(crate) fn solve<L: Clone>(
 }
 
 impl<L: Clone> Search<'_, L> {
-    fn select(&mut self, v: Var) {
-        if !self.is_selected[v.index()] {
-            self.is_selected[v.index()] = true;
+    fn is_selected(&self, v: u32) -> bool {
+        self.is_selected.get(v as usize).copied().unwrap_or(false)
+    }
+
+    fn select(&mut self, v: u32) {
+        if !self.is_selected(v) {
+            if self.is_selected.len() <= v as usize {
+                self.is_selected.resize(v as usize + 1, false);
+            }
+            self.is_selected[v as usize] = true;
             self.selected.push((v, self.engine.decision_level()));
         }
     }
@@ -124,7 +124,7 @@ impl<L: Clone> Search<'_, L> {
             if l <= level {
                 break;
             }
-            self.is_selected[v.index()] = false;
+            self.is_selected[v as usize] = false;
             self.selected.pop();
         }
         if let Some(&c) = self.saved.get(level as usize) {
@@ -135,6 +135,7 @@ impl<L: Clone> Search<'_, L> {
 
     /// Advances the cursor to the next dependency needing a decision.
     fn next_step(&mut self) -> Step {
+        let problem = self.problem;
         loop {
             let (si, di) = self.cursor;
             let Some(&(v, _)) = self.selected.get(si) else {
@@ -146,28 +147,32 @@ impl<L: Clone> Search<'_, L> {
                     None => Step::Done,
                 };
             };
-            let Some(&entry) = self.deps.row(v.index()).get(di) else {
+            let g = self.engine.global[v as usize];
+            let Some(&entry) = problem.index().owned(g).get(di) else {
                 self.cursor = (si + 1, 0);
                 continue;
             };
             self.cursor = (si, di + 1);
-            let Some(Constraint::Dependency(cands)) = self
-                .problem
-                .entries()
-                .get(entry as usize)
-                .map(|e| &e.constraint)
-            else {
+            let Some(e) = problem.entries().get(entry as usize) else {
                 continue;
             };
-            if cands.iter().any(|c| self.is_selected[c.index()]) {
+            let Constraint::Dependency(cands) = &e.constraint else {
+                continue; // a conflict: nothing to decide
+            };
+            let local = |c: &Var| self.engine.lookup(*c);
+            if cands
+                .iter()
+                .any(|c| local(c).is_some_and(|l| self.is_selected(l)))
+            {
                 continue;
             }
             let Some(&c) = cands
                 .iter()
-                .find(|c| self.engine.value(**c) != Value::False)
+                .find(|c| self.engine.value_of(**c) != Value::False)
             else {
                 continue; // impossible after propagation: the clause would be in conflict
             };
+            let c = self.engine.local(c);
             if self.engine.value(c) == Value::True {
                 self.select(c);
                 continue;
@@ -179,23 +184,24 @@ impl<L: Clone> Search<'_, L> {
 
     /// A variable forced true that the breadth-first walk has not selected (defensive: the
     /// walk selects every forced variable, but the answer must hold every true one).
-    fn unselected_true(&self) -> Option<Var> {
+    fn unselected_true(&self) -> Option<u32> {
         self.engine
             .trail
             .iter()
             .filter(|l| *l & 1 == 0)
             .map(|l| super::engine::var_of(*l))
-            .find(|v| !self.is_selected[v.index()])
+            .find(|v| !self.is_selected(*v))
     }
 
     fn unsatisfiable(&mut self, conflict: usize) -> SolveError<L> {
         let root = self.engine.refute(conflict);
-        SolveError::Unsatisfiable(build_tree(self.problem, &self.engine, root))
+        SolveError::Unsatisfiable(build_tree(&self.engine, root))
     }
 }
 
 /// Turns the clause origins reachable from `root` into a derivation tree.
-fn build_tree<L: Clone>(problem: &Problem<L>, engine: &Engine, root: usize) -> DerivationTree<L> {
+fn build_tree<L: Clone>(engine: &Engine<'_, L>, root: usize) -> DerivationTree<L> {
+    let problem = engine.problem;
     use super::engine::Origin;
     let mut node_of: rustc_hash::FxHashMap<usize, usize> = Default::default();
     let mut nodes: Vec<Incompatibility<L>> = Vec::new();
@@ -211,7 +217,7 @@ fn build_tree<L: Clone>(problem: &Problem<L>, engine: &Engine, root: usize) -> D
                 let label = problem.entries()[*entry].label.clone();
                 node_of.insert(ci, nodes.len());
                 nodes.push(Incompatibility {
-                    terms: terms_of(&clause.lits),
+                    terms: terms_of(&clause.lits, &engine.global),
                     cause: Cause::External(label),
                 });
             }
@@ -220,13 +226,14 @@ fn build_tree<L: Clone>(problem: &Problem<L>, engine: &Engine, root: usize) -> D
                 let mut terms = nodes[acc].terms.clone();
                 for (r, pivot) in steps {
                     let right = node_of[r];
-                    terms = resolve(&terms, &nodes[right].terms, *pivot);
+                    let pivot = engine.global[*pivot as usize];
+                    terms = resolve(&terms, &nodes[right].terms, pivot);
                     nodes.push(Incompatibility {
                         terms: terms.clone(),
                         cause: Cause::Derived {
                             left: acc,
                             right,
-                            pivot: *pivot,
+                            pivot,
                         },
                     });
                     acc = nodes.len() - 1;
@@ -243,11 +250,11 @@ fn build_tree<L: Clone>(problem: &Problem<L>, engine: &Engine, root: usize) -> D
     DerivationTree { nodes }
 }
 
-fn terms_of(lits: &[super::engine::Lit]) -> Vec<Term> {
+fn terms_of(lits: &[super::engine::Lit], global: &[Var]) -> Vec<Term> {
     let mut t: Vec<Term> = lits
         .iter()
         .map(|l| Term {
-            var: super::engine::var_of(*l),
+            var: global[super::engine::var_of(*l) as usize],
             // A clause literal "x" forbids "x not selected", and "!x" forbids "x selected".
             selected: l & 1 == 1,
         })
