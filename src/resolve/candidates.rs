@@ -5,6 +5,8 @@
 
 use std::cmp::{Ordering, Reverse};
 
+use rustc_hash::FxHashMap;
+
 use crate::catalog::BundleId;
 use crate::version::Version;
 
@@ -158,6 +160,84 @@ pub fn order(u: &Universe, d: &Derived, kind: ListKind<'_>, cands: &mut [BundleI
             .map(|(_, p)| p)
             .collect::<Vec<Part<'_>>>()
     });
+}
+
+/// Dependency lists ordered through precomputed ranks: a candidate's key in a dependency
+/// list is the same for every dependent except its "same catalog" part, so the parts before
+/// and after it are ranked once per request and each list compares integers. The order is
+/// exactly [`order`]'s.
+pub struct DependencyRanks {
+    rank: FxHashMap<BundleId, (u32, u32)>,
+}
+
+impl DependencyRanks {
+    /// Ranks every bundle that is a candidate of some dependency.
+    pub fn new(u: &Universe, d: &Derived) -> DependencyRanks {
+        let mut bundles: Vec<BundleId> = d
+            .dependency_candidates
+            .values()
+            .flatten()
+            .copied()
+            .collect();
+        bundles.sort_unstable();
+        bundles.dedup();
+        let keys: Vec<(Vec<Part<'_>>, Vec<Part<'_>>)> = bundles
+            .iter()
+            .map(|&b| {
+                let mut pre = Vec::new();
+                let mut rest = Vec::new();
+                let mut after = false;
+                for (tag, part) in key(u, d, ListKind::Dependency(b), b) {
+                    match tag {
+                        Tag::SameCatalog => after = true,
+                        _ if after => rest.push(part),
+                        _ => pre.push(part),
+                    }
+                }
+                (pre, rest)
+            })
+            .collect();
+        let pre = dense_ranks(&keys, |k| &k.0);
+        let rest = dense_ranks(&keys, |k| &k.1);
+        let rank = bundles
+            .iter()
+            .zip(pre.into_iter().zip(rest))
+            .map(|(b, r)| (*b, r))
+            .collect();
+        DependencyRanks { rank }
+    }
+
+    /// Orders the candidates of a dependency of `dependent`, most preferred first.
+    pub fn order(&self, u: &Universe, d: &Derived, dependent: BundleId, cands: &mut [BundleId]) {
+        if cands.iter().any(|b| !self.rank.contains_key(b)) {
+            return order(u, d, ListKind::Dependency(dependent), cands);
+        }
+        cands.sort_unstable_by_key(|b| {
+            let (pre, rest) = self.rank.get(b).copied().unwrap_or_default();
+            (pre, !d.same_catalog.contains(&(dependent, *b)), rest)
+        });
+    }
+}
+
+/// Dense ranks of `keys` by the part `by` selects: equal parts get equal ranks.
+fn dense_ranks<K, P: Ord + ?Sized>(keys: &[K], by: impl Fn(&K) -> &P) -> Vec<u32> {
+    let mut idx: Vec<usize> = (0..keys.len()).collect();
+    idx.sort_by(|&a, &b| keys.get(a).map(&by).cmp(&keys.get(b).map(&by)));
+    let mut ranks = vec![0u32; keys.len()];
+    let mut rank = 0u32;
+    let mut last: Option<usize> = None;
+    for &i in &idx {
+        if let Some(l) = last
+            && keys.get(l).map(&by) != keys.get(i).map(&by)
+        {
+            rank += 1;
+        }
+        if let Some(slot) = ranks.get_mut(i) {
+            *slot = rank;
+        }
+        last = Some(i);
+    }
+    ranks
 }
 
 /// Why `a` comes before `b` in a list of `kind` (None when it does not).

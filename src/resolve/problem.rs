@@ -8,7 +8,7 @@ use crate::catalog::{BundleId, GvkId, PackageId};
 use crate::request::Request;
 use crate::solver::{Constraint, Entry, Problem, Var};
 
-use super::candidates::{ListKind, order};
+use super::candidates::{DependencyRanks, ListKind, order};
 use super::constraints::{ConstraintMatches, cluster_satisfies, first_constraint_dependency};
 use super::derive::Derived;
 use super::reason::{Dependency, Reason, Rejection};
@@ -53,6 +53,7 @@ pub fn build(u: &Universe, d: &Derived, request: &Request, cx: &Context<'_>) -> 
             var_of: FxHashMap::default(),
         },
         queue: Vec::new(),
+        ranks: DependencyRanks::new(u, d),
     };
     let req_vars: Vec<Var> = (0..request.require.len())
         .map(|r| b.new_var(Subject::Requirement(r)))
@@ -98,6 +99,8 @@ struct Builder<'u, 'd> {
     built: Built,
     /// Bundles with variables, in creation order; their dependencies are added in turn.
     queue: Vec<BundleId>,
+    /// Dependency list order, ranked once.
+    ranks: DependencyRanks,
 }
 
 impl Builder<'_, '_> {
@@ -252,7 +255,7 @@ impl Builder<'_, '_> {
                 .get(&key)
                 .cloned()
                 .unwrap_or_default();
-            order(self.u, self.d, ListKind::Dependency(bundle), &mut cands);
+            self.ranks.order(self.u, self.d, bundle, &mut cands);
             let excluded = self
                 .d
                 .dependency_match
