@@ -212,10 +212,18 @@ impl DependencyRanks {
         if cands.iter().any(|b| !self.rank.contains_key(b)) {
             return order(u, d, ListKind::Dependency(dependent), cands);
         }
+        #[cfg(debug_assertions)]
+        let mut by_key = cands.to_vec();
         cands.sort_unstable_by_key(|b| {
             let (pre, rest) = self.rank.get(b).copied().unwrap_or_default();
             (pre, !d.same_catalog.contains(&(dependent, *b)), rest)
         });
+        // Debug builds (every test) hold the ranks against the key sort they stand for.
+        #[cfg(debug_assertions)]
+        {
+            order(u, d, ListKind::Dependency(dependent), &mut by_key);
+            debug_assert_eq!(by_key, cands, "dependency ranks disagree with the key order");
+        }
     }
 }
 
