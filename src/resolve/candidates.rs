@@ -222,7 +222,10 @@ impl DependencyRanks {
         #[cfg(debug_assertions)]
         {
             order(u, d, ListKind::Dependency(dependent), &mut by_key);
-            debug_assert_eq!(by_key, cands, "dependency ranks disagree with the key order");
+            debug_assert_eq!(
+                by_key, cands,
+                "dependency ranks disagree with the key order"
+            );
         }
     }
 }

@@ -84,12 +84,23 @@ pub struct ChannelOrders {
     pub malformed: Vec<BundleId>,
     /// Bundles deprecated by `olm.deprecations`, with the catalog's message.
     pub deprecated: FxHashMap<BundleId, String>,
+    /// Per package: its stretches of `members` and of `malformed`, so a request loads the
+    /// facts of the packages it reaches without scanning the others.
+    by_package: FxHashMap<PackageId, PackageRanges>,
+}
+
+/// Where one package's facts sit in [`ChannelOrders`] (one stretch per catalog).
+#[derive(Default)]
+struct PackageRanges {
+    members: Vec<std::ops::Range<usize>>,
+    malformed: Vec<std::ops::Range<usize>>,
 }
 
 impl ChannelOrders {
     pub fn compute(set: &crate::catalog::CatalogSet) -> ChannelOrders {
         let mut out = ChannelOrders::default();
         for p in &set.packages {
+            let (m0, x0) = (out.members.len(), out.malformed.len());
             for ch in &p.channels {
                 match crate::catalog::ChannelGraph::build(ch) {
                     Ok(graph) => {
@@ -112,6 +123,9 @@ impl ChannelOrders {
                     }
                 }
             }
+            let ranges = out.by_package.entry(p.id).or_default();
+            ranges.members.push(m0..out.members.len());
+            ranges.malformed.push(x0..out.malformed.len());
         }
         out.deprecated = catalog_deprecations(set, &out.members);
         out
@@ -232,76 +246,97 @@ pub fn run<'a>(
     d
 }
 
+/// Loads the facts of the reachable packages: per package, through the catalog's and the
+/// channel orders' indexes, so the cost follows what the request reaches.
 fn load_catalog<'a>(
     rt: &mut Crepe<'a>,
     u: &'a Universe,
     orders: &'a ChannelOrders,
     reach: &rustc_hash::FxHashSet<PackageId>,
 ) {
-    let on = |b: &BundleId| reach.contains(&u.package_of(*b));
-    for b in u.bundles().filter(|b| reach.contains(&b.package)) {
-        rt.extend([Bundle(b.id, b.package, b.catalog, &b.version)]);
-        rt.extend([BundleName(b.id, &b.name)]);
-        rt.extend(b.provides.iter().map(|g| Provides(b.id, *g)));
-        rt.extend(b.labels.iter().map(|l| ProvidesLabel(b.id, l)));
-        let mut d = 0u32;
-        for req in &b.requires_packages {
-            if let Some(p) = u.set.package_id(&req.package) {
-                rt.extend([RequiresPackage(b.id, d, p, &req.range)]);
+    let mut packages: Vec<PackageId> = reach.iter().copied().collect();
+    packages.sort_unstable();
+    for &p in &packages {
+        for b in u.set.bundles_of(p) {
+            load_bundle(rt, u, orders, u.bundle(*b));
+        }
+        if let Some(ranges) = orders.by_package.get(&p) {
+            for r in &ranges.members {
+                let members = orders.members.get(r.clone()).unwrap_or_default();
+                rt.extend(members.iter().map(|(b, ch, d)| ChannelMember(*b, ch, *d)));
             }
-            d += 1;
+            for r in &ranges.malformed {
+                let malformed = orders.malformed.get(r.clone()).unwrap_or_default();
+                rt.extend(malformed.iter().map(|b| InMalformedChannel(*b)));
+            }
         }
-        for g in &b.requires_gvks {
-            rt.extend([RequiresGvk(b.id, d, *g)]);
-            d += 1;
-        }
-        for l in &b.requires_labels {
-            rt.extend([RequiresLabel(b.id, d, l)]);
-            d += 1;
-        }
-        if b.deprecated {
-            rt.extend([DeprecatedProperty(b.id)]);
+        for c in 0..u.set.catalogs.len() {
+            if let Some(pkg) = u.set.package_in(p, CatalogId(c as u32)) {
+                load_package(rt, pkg);
+            }
         }
     }
-    rt.extend(
-        orders
-            .members
-            .iter()
-            .filter(|(b, _, _)| on(b))
-            .map(|(b, ch, d)| ChannelMember(*b, ch, *d)),
-    );
-    rt.extend(
-        orders
-            .deprecated
-            .keys()
-            .filter(|b| on(b))
-            .map(|b| CatalogDeprecated(*b)),
-    );
-    rt.extend(
-        orders
-            .malformed
-            .iter()
-            .filter(|b| on(b))
-            .map(|b| InMalformedChannel(*b)),
-    );
+    for b in u
+        .installed_only()
+        .iter()
+        .filter(|b| reach.contains(&b.package))
+    {
+        load_bundle(rt, u, orders, b);
+    }
     for (i, c) in u.set.catalogs.iter().enumerate() {
         rt.extend([CatalogPriority(CatalogId(i as u32), c.priority)]);
     }
-    for p in u.set.packages.iter().filter(|p| reach.contains(&p.id)) {
-        if let Some(dc) = &p.default_channel {
-            rt.extend([DefaultChannel(p.id, p.catalog, dc)]);
+}
+
+/// A bundle's own facts.
+fn load_bundle<'a>(
+    rt: &mut Crepe<'a>,
+    u: &'a Universe,
+    orders: &ChannelOrders,
+    b: &'a crate::catalog::Bundle,
+) {
+    rt.extend([Bundle(b.id, b.package, b.catalog, &b.version)]);
+    rt.extend([BundleName(b.id, &b.name)]);
+    rt.extend(b.provides.iter().map(|g| Provides(b.id, *g)));
+    rt.extend(b.labels.iter().map(|l| ProvidesLabel(b.id, l)));
+    let mut d = 0u32;
+    for req in &b.requires_packages {
+        if let Some(p) = u.set.package_id(&req.package) {
+            rt.extend([RequiresPackage(b.id, d, p, &req.range)]);
         }
-        for ch in &p.channels {
-            for e in &ch.entries {
-                let Some(b) = e.bundle else { continue };
-                rt.extend(e.replaces.as_deref().map(|r| EntryReplaces(b, &ch.name, r)));
-                rt.extend(e.skips.iter().map(|s| EntrySkips(b, &ch.name, s)));
-                rt.extend(
-                    e.skip_range
-                        .as_ref()
-                        .map(|r| EntrySkipRange(b, &ch.name, r)),
-                );
-            }
+        d += 1;
+    }
+    for g in &b.requires_gvks {
+        rt.extend([RequiresGvk(b.id, d, *g)]);
+        d += 1;
+    }
+    for l in &b.requires_labels {
+        rt.extend([RequiresLabel(b.id, d, l)]);
+        d += 1;
+    }
+    if b.deprecated {
+        rt.extend([DeprecatedProperty(b.id)]);
+    }
+    if orders.deprecated.contains_key(&b.id) {
+        rt.extend([CatalogDeprecated(b.id)]);
+    }
+}
+
+/// A package entry's default channel and its channel entries' upgrade facts.
+fn load_package<'a>(rt: &mut Crepe<'a>, p: &'a crate::catalog::Package) {
+    if let Some(dc) = &p.default_channel {
+        rt.extend([DefaultChannel(p.id, p.catalog, dc)]);
+    }
+    for ch in &p.channels {
+        for e in &ch.entries {
+            let Some(b) = e.bundle else { continue };
+            rt.extend(e.replaces.as_deref().map(|r| EntryReplaces(b, &ch.name, r)));
+            rt.extend(e.skips.iter().map(|s| EntrySkips(b, &ch.name, s)));
+            rt.extend(
+                e.skip_range
+                    .as_ref()
+                    .map(|r| EntrySkipRange(b, &ch.name, r)),
+            );
         }
     }
 }

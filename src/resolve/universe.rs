@@ -141,6 +141,11 @@ impl Universe {
         Ok(id)
     }
 
+    /// Installed bundles no catalog has (made from the request).
+    pub fn installed_only(&self) -> &[Bundle] {
+        &self.extra
+    }
+
     /// Every bundle, catalog ones first.
     pub fn bundles(&self) -> impl Iterator<Item = &Bundle> {
         self.set.bundles.iter().chain(self.extra.iter())
