@@ -21,13 +21,20 @@ fn entries(dir: &Path) -> Result<Vec<(PathBuf, bool)>, LoadError> {
     };
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io)? {
-        let path = entry.map_err(io)?.path();
+        let entry = entry.map_err(io)?;
+        let path = entry.path();
         let hidden = path
             .file_name()
             .and_then(|n| n.to_str())
             .is_none_or(|n| n.starts_with('.'));
         if !hidden {
-            let is_dir = path.is_dir();
+            // The entry's own type needs no system call; only a symlink (or a file system
+            // that does not report types) is followed to see what it points at.
+            let is_dir = match entry.file_type() {
+                Ok(t) if t.is_dir() => true,
+                Ok(t) if t.is_file() => false,
+                _ => path.is_dir(),
+            };
             out.push((path, is_dir));
         }
     }
@@ -67,10 +74,27 @@ pub fn find_bundle_dirs(path: &Path) -> Result<Option<Vec<PathBuf>>, LoadError> 
             if fbc_candidate(&child) {
                 candidates.push(child);
             }
-        } else if is_bundle_dir(&child) {
-            bundles.push(child);
         } else {
-            for (grandchild, is_dir) in entries(&child)? {
+            // A child's listing tells whether it is a bundle directory (`manifests/` and
+            // `metadata/` among its directories) without looking them up one by one.
+            let listing = match entries(&child) {
+                Ok(listing) => listing,
+                Err(_) if is_bundle_dir(&child) => {
+                    bundles.push(child);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let has_dir = |name: &str| {
+                listing
+                    .iter()
+                    .any(|(p, d)| *d && p.file_name().is_some_and(|n| n == name))
+            };
+            if has_dir("manifests") && has_dir("metadata") {
+                bundles.push(child);
+                continue;
+            }
+            for (grandchild, is_dir) in listing {
                 if is_dir && is_bundle_dir(&grandchild) {
                     bundles.push(grandchild);
                 } else if !is_dir && fbc_candidate(&grandchild) {

@@ -19,6 +19,9 @@ use crate::catalog::set::{CatalogInfo, CatalogSet};
 /// Drops duplicates inside one catalog: identical ones with a warning, conflicting ones are
 /// an error. The first in walk order (sorted paths, document order) is kept.
 fn dedup(recs: &mut Records) -> Result<(), LoadError> {
+    if !has_duplicates(recs) {
+        return Ok(());
+    }
     let mut first: FxHashMap<String, usize> = FxHashMap::default();
     let mut keep: Vec<PackageRec> = Vec::with_capacity(recs.packages.len());
     for p in std::mem::take(&mut recs.packages) {
@@ -65,6 +68,23 @@ fn dedup(recs: &mut Records) -> Result<(), LoadError> {
         channels.insert(key, c.origin.clone());
     }
     dedup_bundles(recs)
+}
+
+/// True when two packages, two channels of a package or two bundles share a name: only
+/// then does [`dedup`] need to move records around (the common case borrows and returns).
+fn has_duplicates(recs: &Records) -> bool {
+    let mut packages: FxHashSet<&str> = FxHashSet::default();
+    let mut channels: FxHashSet<(&str, &str)> = FxHashSet::default();
+    let mut bundles: FxHashSet<&str> = FxHashSet::default();
+    packages.reserve(recs.packages.len());
+    channels.reserve(recs.channels.len());
+    bundles.reserve(recs.bundles.len());
+    !(recs.packages.iter().all(|p| packages.insert(&p.name))
+        && recs
+            .channels
+            .iter()
+            .all(|c| channels.insert((&c.package, &c.name)))
+        && recs.bundles.iter().all(|b| bundles.insert(&b.name)))
 }
 
 fn dedup_bundles(recs: &mut Records) -> Result<(), LoadError> {
@@ -138,8 +158,19 @@ pub(crate) fn assemble(mut input: Vec<(CatalogInfo, Records)>) -> Result<Catalog
         warnings.extend(recs.warnings);
         per_catalog.push((c, recs.packages, recs.channels, recs.deprecations));
     }
-    all.sort_by(|a, b| (a.0, &a.2.package, &a.2.name).cmp(&(b.0, &b.2.package, &b.2.name)));
-    for (i, (c, pid, b)) in all.into_iter().enumerate() {
+    // Sorted through indices: a record is large, and moving it is what sorting costs.
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    order.sort_by(|&x, &y| {
+        let key = |i: usize| all.get(i).map(|(c, _, b)| (*c, &b.package, &b.name));
+        key(x).cmp(&key(y))
+    });
+    let mut slots: Vec<Option<(CatalogId, PackageId, BundleRec)>> =
+        all.into_iter().map(Some).collect();
+    set.bundles.reserve(slots.len());
+    let sorted = order
+        .into_iter()
+        .filter_map(|i| slots.get_mut(i).and_then(Option::take));
+    for (i, (c, pid, b)) in sorted.enumerate() {
         let id = BundleId(u32::try_from(i).unwrap_or(u32::MAX));
         if let Some(m) = by_name.get_mut(c.0 as usize) {
             m.insert(b.name.clone(), (id, pid));
@@ -188,15 +219,15 @@ fn deprecation_key(d: &Deprecation) -> (CatalogId, PackageId, u8, &str, &str) {
 }
 
 fn intern_package_names(input: &[(CatalogInfo, Records)]) -> Interner<String> {
-    let mut names: Vec<&str> = Vec::new();
+    let mut seen: FxHashSet<&str> = FxHashSet::default();
     for (_, r) in input {
-        names.extend(r.packages.iter().map(|p| p.name.as_str()));
-        names.extend(r.channels.iter().map(|c| c.package.as_str()));
-        names.extend(r.bundles.iter().map(|b| b.package.as_str()));
-        names.extend(r.deprecations.iter().map(|d| d.package.as_str()));
+        seen.extend(r.packages.iter().map(|p| p.name.as_str()));
+        seen.extend(r.channels.iter().map(|c| c.package.as_str()));
+        seen.extend(r.bundles.iter().map(|b| b.package.as_str()));
+        seen.extend(r.deprecations.iter().map(|d| d.package.as_str()));
     }
+    let mut names: Vec<&str> = seen.into_iter().collect();
     names.sort_unstable();
-    names.dedup();
     let mut interner = Interner::default();
     for n in names {
         interner.intern(&n.to_string());

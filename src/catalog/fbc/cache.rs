@@ -9,7 +9,9 @@
 //! its key and a BLAKE3 hash of the payload; an entry whose header, hash or payload does not
 //! check out is reported, ignored and rebuilt, never trusted. Entries are written through a
 //! temporary file and a rename ([`crate::atomic`]), so an interrupted run leaves no
-//! half-written entry. The payload is compact JSON of the records (typed serde both ways).
+//! half-written entry. The payload is the records in bincode (compact, not self-describing:
+//! typed serde both ways); raw JSON values (constraints, opaque properties) are carried as
+//! their text, because a binary format cannot carry serde_json's raw-value token.
 
 use std::path::Path;
 
@@ -18,8 +20,9 @@ use crate::catalog::error::LoadError;
 
 /// First word of an entry's header.
 const MAGIC: &str = "deppy-catalog-cache";
-/// Bumped whenever the records' shape changes.
-const FORMAT: u32 = 1;
+/// Bumped whenever the records' shape or the payload encoding changes (1: JSON payload;
+/// 2: bincode).
+const FORMAT: u32 = 2;
 
 /// The key of a file's entry.
 fn key(file: &str, bytes: &[u8], keep_heavy: bool) -> blake3::Hash {
@@ -45,7 +48,7 @@ pub(crate) fn parse_cached(
     parse: impl FnOnce() -> Result<Records, LoadError>,
 ) -> Result<Records, LoadError> {
     let key = key(file, bytes, keep_heavy);
-    let path = dir.join(format!("{}.json", key.to_hex()));
+    let path = dir.join(format!("{}.bin", key.to_hex()));
     match std::fs::read(&path) {
         Ok(entry) => match decode(&entry, &key) {
             Ok(records) => return Ok(records),
@@ -64,9 +67,17 @@ pub(crate) fn parse_cached(
     Ok(records)
 }
 
+/// The payload encoding: bincode with variable-length integers, reading no more than the
+/// payload holds (a length prefix cannot make it allocate more).
+fn codec(payload_len: usize) -> impl bincode::Options {
+    use bincode::Options;
+    bincode::DefaultOptions::new().with_limit(payload_len as u64)
+}
+
 /// An entry: the header line, then the payload.
-fn encode(key: &blake3::Hash, records: &Records) -> Result<Vec<u8>, serde_json::Error> {
-    let payload = serde_json::to_vec(records)?;
+fn encode(key: &blake3::Hash, records: &Records) -> Result<Vec<u8>, bincode::Error> {
+    use bincode::Options;
+    let payload = bincode::DefaultOptions::new().serialize(records)?;
     let header = format!(
         "{MAGIC} {FORMAT} {} {} {}\n",
         key.to_hex(),
@@ -108,7 +119,11 @@ fn decode(entry: &[u8], key: &blake3::Hash) -> Result<Records, String> {
     if hash != blake3::hash(payload).to_hex().as_str() {
         return Err("payload hash does not match (corrupt)".to_string());
     }
-    serde_json::from_slice(payload).map_err(|e| format!("payload does not decode: {e}"))
+    use bincode::Options;
+    let records: Records = codec(payload.len())
+        .deserialize(payload)
+        .map_err(|e| format!("payload does not decode: {e}"))?;
+    Ok(records)
 }
 
 fn store(
@@ -123,6 +138,68 @@ fn store(
     Ok(())
 }
 
+/// `Box<RawValue>` fields as their JSON text (`#[serde(with = ...)]` on the records).
+pub(crate) mod raw_values {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use serde_json::value::RawValue;
+
+    pub fn serialize<S: Serializer>(v: &[Box<RawValue>], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|r| r.get()))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Box<RawValue>>, D::Error> {
+        Vec::<String>::deserialize(d)?
+            .into_iter()
+            .map(|t| super::raw(t).map_err(serde::de::Error::custom))
+            .collect()
+    }
+}
+
+/// Constraint sources (field, type, raw value) with the value as its JSON text.
+pub(crate) mod raw_sources {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use serde_json::value::RawValue;
+
+    type Source = (String, String, Box<RawValue>);
+
+    pub fn serialize<S: Serializer>(v: &[Source], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|(f, k, r)| (f, k, r.get())))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Source>, D::Error> {
+        Vec::<(String, String, String)>::deserialize(d)?
+            .into_iter()
+            .map(|(f, k, t)| Ok((f, k, super::raw(t).map_err(serde::de::Error::custom)?)))
+            .collect()
+    }
+}
+
+/// Opaque properties (type, raw value) with the value as its JSON text.
+pub(crate) mod raw_properties {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::catalog::model::OpaqueProperty;
+
+    pub fn serialize<S: Serializer>(v: &[OpaqueProperty], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|p| (&p.kind, p.value.get())))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<OpaqueProperty>, D::Error> {
+        Vec::<(String, String)>::deserialize(d)?
+            .into_iter()
+            .map(|(kind, t)| {
+                let value = super::raw(t).map_err(serde::de::Error::custom)?;
+                Ok(OpaqueProperty { kind, value })
+            })
+            .collect()
+    }
+}
+
+/// JSON text back into a raw value (checked: an entry is never trusted to hold JSON).
+fn raw(text: String) -> Result<Box<serde_json::value::RawValue>, serde_json::Error> {
+    serde_json::value::RawValue::from_string(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,7 +207,7 @@ mod tests {
 
     const DOC: &str = r#"{"schema":"olm.package","name":"a","defaultChannel":"stable"}
 {"schema":"olm.channel","package":"a","name":"stable","entries":[{"name":"a.v1.0.0"}]}
-{"schema":"olm.bundle","name":"a.v1.0.0","package":"a","image":"i","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}},{"type":"olm.constraint","value":{"failureMessage":"m","package":{"packageName":"b","versionRange":">=1.0.0"}}}]}
+{"schema":"olm.bundle","name":"a.v1.0.0","package":"a","image":"i","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}},{"type":"olm.constraint","value":{"failureMessage":"m","package":{"packageName":"b","versionRange":">=1.0.0"}}},{"type":"olm.maxOpenShiftVersion","value":"4.22"},{"type":"olm.any.required","value":{"any":[{"package":{"packageName":"c","versionRange":"<2"}}]}}]}
 "#;
 
     fn parse() -> Result<Records, LoadError> {
@@ -151,6 +228,32 @@ mod tests {
         .unwrap();
         assert_eq!(summary(&first), summary(&second));
         assert_eq!(summary(&first), summary(&parse().unwrap()));
+    }
+
+    #[test]
+    fn raw_values_survive_the_binary_payload() {
+        let dir = tempfile::tempdir().unwrap();
+        parse_cached(dir.path(), "c.json", DOC.as_bytes(), false, parse).unwrap();
+        let hit = parse_cached(dir.path(), "c.json", DOC.as_bytes(), false, || {
+            panic!("parsed again")
+        })
+        .unwrap();
+        let b = &hit.bundles[0];
+        assert!(b.constraints[0].get().contains("failureMessage"));
+        let kinds: Vec<_> = b.properties.iter().map(|p| p.kind.as_str()).collect();
+        assert_eq!(kinds, ["olm.maxOpenShiftVersion", "olm.any.required"]);
+        assert_eq!(b.properties[0].value.get(), "\"4.22\"");
+        assert_eq!(b.constraint_sources.len(), 2);
+        let entry = std::fs::read(
+            std::fs::read_dir(dir.path())
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .path(),
+        )
+        .unwrap();
+        assert!(entry.starts_with(format!("{MAGIC} {FORMAT} ").as_bytes()));
     }
 
     #[test]

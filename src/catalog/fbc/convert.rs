@@ -43,10 +43,13 @@ pub(crate) struct BundleRec {
     pub requires_packages: Vec<PackageRequirement>,
     pub requires_gvks: Vec<Gvk>,
     pub requires_labels: Vec<String>,
+    #[serde(with = "super::cache::raw_values")]
     pub constraints: Vec<Box<RawValue>>,
     /// Every requirement-stating property to parse as a constraint: (field, type, raw value).
+    #[serde(with = "super::cache::raw_sources")]
     pub constraint_sources: Vec<(String, String, Box<RawValue>)>,
     pub deprecated: bool,
+    #[serde(with = "super::cache::raw_properties")]
     pub properties: Vec<OpaqueProperty>,
     pub origin: Origin,
 }

@@ -2,6 +2,7 @@
 //! record and replays load, with a per-file parse cache for `deppy watch`.
 
 use std::hash::{BuildHasher, Hash, Hasher, RandomState};
+use std::sync::{Mutex, PoisonError};
 
 use rustc_hash::FxHashMap;
 
@@ -25,15 +26,20 @@ pub struct SourceFile {
 pub fn read_catalog(source: &CatalogSource) -> Result<Vec<SourceFile>, LoadError> {
     let mut jobs: Vec<FileJob> = Vec::new();
     collect_files(0, source, &mut jobs)?;
-    jobs.into_iter()
-        .map(|j| match j.text {
+    // Files are read in parallel (the first error in file order is returned).
+    let jobs: Vec<Mutex<FileJob>> = jobs.into_iter().map(Mutex::new).collect();
+    parallel_map(&jobs, |j| {
+        let mut j = j.lock().unwrap_or_else(PoisonError::into_inner);
+        match j.text.take() {
             Some(text) => Ok(SourceFile {
                 path: j.path.display().to_string(),
                 text,
             }),
             None => read_file(&j.path),
-        })
-        .collect()
+        }
+    })
+    .into_iter()
+    .collect()
 }
 
 fn read_file(path: &std::path::Path) -> Result<SourceFile, LoadError> {
@@ -98,11 +104,16 @@ impl CatalogSet {
         cache: &mut FileCache,
     ) -> Result<CatalogSet, LoadError> {
         let keep = opts.keep_heavy_properties;
-        let all: Vec<(usize, &SourceFile, u64)> = catalogs
+        let files: Vec<(usize, &SourceFile)> = catalogs
             .iter()
             .enumerate()
-            .flat_map(|(i, (_, files))| files.iter().map(move |f| (i, f, &f.text)))
-            .map(|(i, f, text)| (i, f, cache.content_hash(text)))
+            .flat_map(|(i, (_, files))| files.iter().map(move |f| (i, f)))
+            .collect();
+        let hashes = parallel_map(&files, |(_, f)| cache.content_hash(&f.text));
+        let all: Vec<(usize, &SourceFile, u64)> = files
+            .into_iter()
+            .zip(hashes)
+            .map(|((i, f), h)| (i, f, h))
             .collect();
         let stale: Vec<&(usize, &SourceFile, u64)> = all
             .iter()
