@@ -214,10 +214,18 @@ impl DependencyRanks {
         }
         #[cfg(debug_assertions)]
         let mut by_key = cands.to_vec();
-        cands.sort_unstable_by_key(|b| {
-            let (pre, rest) = self.rank.get(b).copied().unwrap_or_default();
-            (pre, !d.same_catalog.contains(&(dependent, *b)), rest)
-        });
+        // Keys looked up once per candidate; `rest` ends in the bundle id, so keys are unique.
+        let mut keyed: Vec<((u32, bool, u32), BundleId)> = cands
+            .iter()
+            .map(|b| {
+                let (pre, rest) = self.rank.get(b).copied().unwrap_or_default();
+                ((pre, !d.same_catalog.contains(&(dependent, *b)), rest), *b)
+            })
+            .collect();
+        keyed.sort_unstable();
+        for (slot, (_, b)) in cands.iter_mut().zip(keyed) {
+            *slot = b;
+        }
         // Debug builds (every test) hold the ranks against the key sort they stand for.
         #[cfg(debug_assertions)]
         {
