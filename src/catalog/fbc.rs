@@ -97,7 +97,10 @@ fn collect_files(
         });
         return Ok(());
     }
-    if let Some(file) = super::bundle_dir::render_catalog_dir(path)? {
+    // Looking for bundle directories reads the top of the tree; the walk below takes those
+    // listings instead of reading the same directories again.
+    let mut listings = super::bundle_dir::Listings::default();
+    if let Some(file) = super::bundle_dir::render_catalog_dir(path, &mut listings)? {
         out.push(FileJob {
             catalog,
             path: PathBuf::from(file.path),
@@ -110,7 +113,11 @@ fn collect_files(
     // to an ancestor cannot loop.
     let mut visited = FxHashSet::default();
     visited.extend(std::fs::canonicalize(path).ok());
-    let mut stack = vec![sorted_dir(path)?.into_iter()];
+    let mut read = |dir: &Path| match listings.remove(dir) {
+        Some(listing) => Ok(listing),
+        None => sorted_dir(dir),
+    };
+    let mut stack = vec![read(path)?.into_iter()];
     while let Some(top) = stack.last_mut() {
         let Some((entry, file_type)) = top.next() else {
             stack.pop();
@@ -134,7 +141,7 @@ fn collect_files(
             file_type.is_dir()
         };
         if is_dir {
-            stack.push(sorted_dir(&entry)?.into_iter());
+            stack.push(read(&entry)?.into_iter());
         } else if let Some(format) = format_of(&entry) {
             out.push(FileJob {
                 catalog,
@@ -272,8 +279,17 @@ impl CatalogSet {
                 (info, Records::default())
             })
             .collect();
-        for (job, result) in jobs.iter().zip(results) {
-            let recs = result?;
+        let results: Vec<Records> = results.into_iter().collect::<Result<_, _>>()?;
+        // Each catalog's vectors at their final size first: appending file after file then
+        // moves every record once, without regrowing.
+        for (i, (_, acc)) in per_catalog.iter_mut().enumerate() {
+            let mine = jobs
+                .iter()
+                .zip(&results)
+                .filter(move |(j, _)| j.catalog == i);
+            acc.reserve_for(mine.map(|(_, r)| r));
+        }
+        for (job, recs) in jobs.iter().zip(results) {
             if let Some((_, acc)) = per_catalog.get_mut(job.catalog) {
                 acc.extend(recs);
             }

@@ -96,7 +96,9 @@ fn load(
     inputs: &[Data],
     load_options: &LoadOptions,
 ) -> Result<Vec<Data>, NodeError> {
-    let catalogs: Vec<(CatalogSource, Vec<SourceFile>)> = inputs
+    // The files stay where they are (shared with the trace and other nodes): borrowed, not
+    // copied.
+    let catalogs: Vec<(CatalogSource, &[SourceFile])> = inputs
         .iter()
         .filter_map(|d| match d {
             Data::Catalog(c) => Some((
@@ -105,7 +107,7 @@ fn load(
                     path: c.path.clone().into(),
                     priority: c.priority,
                 },
-                c.files.clone(),
+                c.files.as_slice(),
             )),
             _ => None,
         })
@@ -123,7 +125,9 @@ fn load(
             )));
         }
     }
-    let set = CatalogSet::load_files_cached(&catalogs, load_options, &mut cache.files)
+    let borrowed: Vec<(&CatalogSource, &[SourceFile])> =
+        catalogs.iter().map(|(s, f)| (s, *f)).collect();
+    let set = CatalogSet::load_file_slices_cached(&borrowed, load_options, &mut cache.files)
         .map_err(|e| NodeError::Load(Box::new(e)))?;
     Ok(vec![Data::CatalogSet(Arc::new(set))])
 }

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use rustc_hash::FxHashMap;
+
 use super::doc::read_first_doc;
 use crate::catalog::error::LoadError;
 use crate::catalog::model::Origin;
@@ -12,17 +14,32 @@ pub fn is_bundle_dir(dir: &Path) -> bool {
     dir.join("manifests").is_dir() && dir.join("metadata").is_dir()
 }
 
+/// Every entry of a directory (hidden ones included) sorted by name, with its unfollowed
+/// file type: what the FBC file walk reads of a directory.
+pub(crate) type Listing = Vec<(PathBuf, std::fs::FileType)>;
+
+/// Listings read while looking for bundle directories, by directory path, for the FBC file
+/// walk that follows to take instead of reading the same directories again.
+pub(crate) type Listings = FxHashMap<PathBuf, Listing>;
+
 /// Non-hidden entries of a directory, sorted by name, each with whether it is a directory
-/// (following symlinks).
-fn entries(dir: &Path) -> Result<Vec<(PathBuf, bool)>, LoadError> {
+/// (following symlinks). The full listing goes to `listings` when every entry's type could
+/// be read (else the walk reads the directory itself, and reports what it finds).
+fn entries(dir: &Path, listings: &mut Listings) -> Result<Vec<(PathBuf, bool)>, LoadError> {
     let io = |source| LoadError::Io {
         path: dir.to_path_buf(),
         source,
     };
     let mut out = Vec::new();
+    let mut listing: Option<Listing> = Some(Vec::new());
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let entry = entry.map_err(io)?;
         let path = entry.path();
+        let file_type = entry.file_type();
+        match (&mut listing, &file_type) {
+            (Some(l), Ok(t)) => l.push((path.clone(), *t)),
+            _ => listing = None,
+        }
         let hidden = path
             .file_name()
             .and_then(|n| n.to_str())
@@ -30,7 +47,7 @@ fn entries(dir: &Path) -> Result<Vec<(PathBuf, bool)>, LoadError> {
         if !hidden {
             // The entry's own type needs no system call; only a symlink (or a file system
             // that does not report types) is followed to see what it points at.
-            let is_dir = match entry.file_type() {
+            let is_dir = match file_type {
                 Ok(t) if t.is_dir() => true,
                 Ok(t) if t.is_file() => false,
                 _ => path.is_dir(),
@@ -39,6 +56,10 @@ fn entries(dir: &Path) -> Result<Vec<(PathBuf, bool)>, LoadError> {
         }
     }
     out.sort();
+    if let Some(mut l) = listing {
+        l.sort_by(|a, b| a.0.cmp(&b.0));
+        listings.insert(dir.to_path_buf(), l);
+    }
     Ok(out)
 }
 
@@ -61,6 +82,14 @@ fn is_fbc_file(path: &Path) -> bool {
 /// holds bundle directories and FBC files (outside them, within the same depth) is an
 /// error: it is neither kind of catalog.
 pub fn find_bundle_dirs(path: &Path) -> Result<Option<Vec<PathBuf>>, LoadError> {
+    find_bundle_dirs_listing(path, &mut Listings::default())
+}
+
+/// As [`find_bundle_dirs`], keeping the directory listings it read in `listings`.
+pub(crate) fn find_bundle_dirs_listing(
+    path: &Path,
+    listings: &mut Listings,
+) -> Result<Option<Vec<PathBuf>>, LoadError> {
     if !path.is_dir() {
         return Ok(None);
     }
@@ -69,7 +98,7 @@ pub fn find_bundle_dirs(path: &Path) -> Result<Option<Vec<PathBuf>>, LoadError> 
     }
     let mut bundles = Vec::new();
     let mut candidates = Vec::new();
-    for (child, is_dir) in entries(path)? {
+    for (child, is_dir) in entries(path, listings)? {
         if !is_dir {
             if fbc_candidate(&child) {
                 candidates.push(child);
@@ -77,7 +106,7 @@ pub fn find_bundle_dirs(path: &Path) -> Result<Option<Vec<PathBuf>>, LoadError> 
         } else {
             // A child's listing tells whether it is a bundle directory (`manifests/` and
             // `metadata/` among its directories) without looking them up one by one.
-            let listing = match entries(&child) {
+            let listing = match entries(&child, listings) {
                 Ok(listing) => listing,
                 Err(_) if is_bundle_dir(&child) => {
                     bundles.push(child);

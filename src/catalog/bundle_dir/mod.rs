@@ -37,6 +37,7 @@ use self::read::{BundleDir, read_bundle};
 use super::error::LoadError;
 use super::fbc::SourceFile;
 
+pub(crate) use detect::Listings;
 pub use detect::{find_bundle_dirs, is_bundle_dir};
 
 /// One rendered FBC document.
@@ -153,8 +154,12 @@ pub fn rendered_path(dir: &Path) -> String {
 
 /// The catalog loader's hook: when `path` is a bundle directory or a directory of them, its
 /// rendering as one in-memory FBC JSON file (warnings go to the log); else None.
-pub(crate) fn render_catalog_dir(path: &Path) -> Result<Option<SourceFile>, LoadError> {
-    let Some(dirs) = find_bundle_dirs(path)? else {
+/// The directory listings read to find out go to `listings`.
+pub(crate) fn render_catalog_dir(
+    path: &Path,
+    listings: &mut Listings,
+) -> Result<Option<SourceFile>, LoadError> {
+    let Some(dirs) = detect::find_bundle_dirs_listing(path, listings)? else {
         return Ok(None);
     };
     let rendered = render_bundle_dirs(&dirs)?;

@@ -73,6 +73,27 @@ pub(crate) struct Records {
 }
 
 impl Records {
+    /// Makes room for the records of `files` (to be appended next), so that appending them
+    /// never regrows a vector.
+    pub fn reserve_for<'a>(&mut self, files: impl Iterator<Item = &'a Records> + Clone) {
+        let sum = |n: fn(&Records) -> usize| files.clone().map(n).sum::<usize>();
+        self.packages.reserve_exact(sum(|r| r.packages.len()));
+        self.channels.reserve_exact(sum(|r| r.channels.len()));
+        self.bundles.reserve_exact(sum(|r| r.bundles.len()));
+        self.deprecations
+            .reserve_exact(sum(|r| r.deprecations.len()));
+        self.warnings.reserve_exact(sum(|r| r.warnings.len()));
+    }
+
+    /// Appends copies of another file's records.
+    pub fn extend_from(&mut self, other: &Records) {
+        self.packages.extend_from_slice(&other.packages);
+        self.channels.extend_from_slice(&other.channels);
+        self.bundles.extend_from_slice(&other.bundles);
+        self.deprecations.extend_from_slice(&other.deprecations);
+        self.warnings.extend_from_slice(&other.warnings);
+    }
+
     /// Appends another file's records.
     pub fn extend(&mut self, other: Records) {
         self.packages.extend(other.packages);

@@ -1,7 +1,7 @@
 //! Catalogs as in-memory files: what the pipeline's catalog producers emit, what traces
 //! record and replays load, with a per-file parse cache for `deppy watch`.
 
-use std::hash::{BuildHasher, Hash, Hasher, RandomState};
+use std::hash::{BuildHasher, RandomState};
 use std::sync::{Mutex, PoisonError};
 
 use rustc_hash::FxHashMap;
@@ -58,13 +58,27 @@ fn read_file(path: &std::path::Path) -> Result<SourceFile, LoadError> {
 }
 
 /// Parse results of files seen before, keyed by path and a hash of the contents: an
-/// unchanged file is not parsed again, a changed one always is. The hash is SipHash with
-/// keys drawn at random for each cache, so a file cannot be crafted to collide with the
-/// text it replaces (and be served stale records).
-#[derive(Default)]
+/// unchanged file is not parsed again, a changed one always is. The hash is BLAKE3 keyed
+/// with a key drawn at random for each cache, so a file cannot be crafted to collide with
+/// the text it replaces (and be served stale records).
 pub struct FileCache {
-    entries: FxHashMap<String, (u64, bool, Records)>,
-    keys: RandomState,
+    entries: FxHashMap<String, (blake3::Hash, bool, Records)>,
+    key: [u8; 32],
+}
+
+impl Default for FileCache {
+    fn default() -> FileCache {
+        // 256 key bits from std's randomly keyed hasher (the OS's randomness).
+        let seed = RandomState::new();
+        let mut key = [0u8; 32];
+        for (i, chunk) in key.chunks_exact_mut(8).enumerate() {
+            chunk.copy_from_slice(&seed.hash_one(i).to_le_bytes());
+        }
+        FileCache {
+            entries: FxHashMap::default(),
+            key,
+        }
+    }
 }
 
 impl FileCache {
@@ -73,11 +87,8 @@ impl FileCache {
         FileCache::default()
     }
 
-    fn content_hash(&self, text: &str) -> u64 {
-        let mut h = self.keys.build_hasher();
-        text.len().hash(&mut h);
-        text.hash(&mut h);
-        h.finish()
+    fn content_hash(&self, text: &str) -> blake3::Hash {
+        blake3::keyed_hash(&self.key, text.as_bytes())
     }
 }
 
@@ -103,6 +114,18 @@ impl CatalogSet {
         opts: &LoadOptions,
         cache: &mut FileCache,
     ) -> Result<CatalogSet, LoadError> {
+        let borrowed: Vec<(&CatalogSource, &[SourceFile])> =
+            catalogs.iter().map(|(s, f)| (s, f.as_slice())).collect();
+        Self::load_file_slices_cached(&borrowed, opts, cache)
+    }
+
+    /// As [`CatalogSet::load_files_cached`], with the files borrowed (the pipeline's
+    /// catalogs are shared, and their texts need not be copied to be loaded).
+    pub fn load_file_slices_cached(
+        catalogs: &[(&CatalogSource, &[SourceFile])],
+        opts: &LoadOptions,
+        cache: &mut FileCache,
+    ) -> Result<CatalogSet, LoadError> {
         let keep = opts.keep_heavy_properties;
         let files: Vec<(usize, &SourceFile)> = catalogs
             .iter()
@@ -110,12 +133,12 @@ impl CatalogSet {
             .flat_map(|(i, (_, files))| files.iter().map(move |f| (i, f)))
             .collect();
         let hashes = parallel_map(&files, |(_, f)| cache.content_hash(&f.text));
-        let all: Vec<(usize, &SourceFile, u64)> = files
+        let all: Vec<(usize, &SourceFile, blake3::Hash)> = files
             .into_iter()
             .zip(hashes)
             .map(|((i, f), h)| (i, f, h))
             .collect();
-        let stale: Vec<&(usize, &SourceFile, u64)> = all
+        let stale: Vec<&(usize, &SourceFile, blake3::Hash)> = all
             .iter()
             .filter(|(_, f, h)| {
                 cache
@@ -128,14 +151,21 @@ impl CatalogSet {
         for ((_, f, h), r) in stale.iter().zip(parsed) {
             cache.entries.insert(f.path.clone(), (*h, keep, r?));
         }
+        // Each catalog's records, copied once out of the cache into vectors of their final
+        // size (no intermediate per-file copies, no regrowing).
+        let recs_of = |f: &SourceFile| cache.entries.get(&f.path).map(|(_, _, r)| r);
         let mut per_catalog: Vec<(CatalogInfo, Records)> = catalogs
             .iter()
             .map(|(s, _)| (info(s), Records::default()))
             .collect();
-        for (i, f, _) in &all {
-            let recs = cache.entries.get(&f.path).map(|(_, _, r)| r.clone());
-            if let (Some((_, acc)), Some(recs)) = (per_catalog.get_mut(*i), recs) {
-                acc.extend(recs);
+        for (i, (_, acc)) in per_catalog.iter_mut().enumerate() {
+            let mine = all
+                .iter()
+                .filter(move |(c, _, _)| *c == i)
+                .filter_map(|(_, f, _)| recs_of(f));
+            acc.reserve_for(mine.clone());
+            for r in mine {
+                acc.extend_from(r);
             }
         }
         super::assemble::assemble(per_catalog)
