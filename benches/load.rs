@@ -25,6 +25,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
+
+/// The allocator the `deppy` binary uses (`src/main.rs`), so the figures are the CLI's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use deppy::installability::{Scope, check};
 use deppy::pipeline::{Pipeline, PipelineConfig, Sources};
 use deppy::request::{Request, Requirement};
@@ -424,7 +428,7 @@ fn main() {
         n,
         iters
     );
-    println!("command: cargo bench --bench load");
+    println!("command: cargo bench --bench load (allocator: mimalloc, as the deppy binary)");
     println!();
     header();
     floor_row("JSON parse floor, 1 thread", &json, 1, iters);
