@@ -26,13 +26,14 @@ use std::time::{Duration, Instant};
 
 use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
 
-/// The allocator the `deppy` binary uses (`src/main.rs`), so the figures are the CLI's.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use deppy::installability::{Scope, check};
 use deppy::pipeline::{Pipeline, PipelineConfig, Sources};
 use deppy::request::{Request, Requirement};
 use deppy::resolve::Resolver;
+
+/// The allocator the `deppy` binary uses (`src/main.rs`), so the figures are the CLI's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
