@@ -25,17 +25,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
-
 use deppy::installability::{Scope, check};
 use deppy::pipeline::{Pipeline, PipelineConfig, Sources};
 use deppy::request::{Request, Requirement};
 use deppy::resolve::Resolver;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 
 /// The allocator the `deppy` binary uses (`src/main.rs`), so the figures are the CLI's.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use serde::Deserialize;
-use serde_json::value::RawValue;
 
 /// The requirement of the cold-start rows (a package of the JSON catalogs).
 const COLD_PACKAGE: &str = "etcd";
