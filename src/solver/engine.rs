@@ -387,8 +387,8 @@ impl<'p, L> Engine<'p, L> {
         let mut idx = self.trail.len();
         let mut pivot: Option<u32> = None;
         loop {
-            let lits = self.clauses[clause].lits.clone();
-            for l in lits {
+            for j in 0..self.clauses[clause].lits.len() {
+                let l = self.clauses[clause].lits[j];
                 let v = var_of(l);
                 if Some(v) == pivot || self.vars[v as usize].seen {
                     continue;
@@ -509,8 +509,8 @@ impl<'p, L> Engine<'p, L> {
             return;
         };
         let mut kept = Vec::new();
-        let undone: Vec<Lit> = self.trail.drain(start..).collect();
-        for l in undone {
+        for i in start..self.trail.len() {
+            let l = self.trail[i];
             let v = var_of(l);
             if self.level_of(v) <= level {
                 kept.push(l);
@@ -523,6 +523,7 @@ impl<'p, L> Engine<'p, L> {
             s.value = UNSET;
             s.reason = 0;
         }
+        self.trail.truncate(start);
         self.trail_lim.truncate(level as usize);
         for l in kept {
             self.vars[var_of(l) as usize].trail_pos = self.trail.len() as u32;
