@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
 use deppy::installability::{Scope, check};
-use deppy::pipeline::{Pipeline, PipelineConfig, Sources};
+use deppy::pipeline::{Pipeline, PipelineConfig, Run, Sources};
 use deppy::request::{Request, Requirement};
 use deppy::resolve::Resolver;
 use serde::Deserialize;
@@ -145,14 +145,17 @@ fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// Times `f` `iters` times (after one untimed warm-up run); sorted.
+/// Times `f` `iters` times (after one untimed warm-up run); sorted. What `f` returns is
+/// dropped after the clock stops: the figures are time to the answer, not teardown.
 fn times<R>(iters: usize, mut f: impl FnMut() -> R) -> Vec<Duration> {
     std::hint::black_box(f());
     let mut v: Vec<Duration> = (0..iters)
         .map(|_| {
             let t = Instant::now();
-            std::hint::black_box(f());
-            t.elapsed()
+            let r = std::hint::black_box(f());
+            let d = t.elapsed();
+            drop(r);
+            d
         })
         .collect();
     v.sort();
@@ -325,13 +328,14 @@ fn request(package: &str) -> Request {
     }
 }
 
-/// Files → answer through a new default pipeline, as `deppy resolve` runs it.
-fn cold_resolve(sources: &Sources, opts: &LoadOptions) {
+/// Files → answer through a new default pipeline, as `deppy resolve` runs it (returned, to
+/// be dropped untimed).
+fn cold_resolve(sources: &Sources, opts: &LoadOptions) -> (Pipeline, Run) {
     let mut p = Pipeline::new(PipelineConfig::default_config()).expect("default pipeline");
     p.set_load_options(opts.clone());
     let run = p.run(sources);
     assert!(run.result.is_ok(), "resolution fails");
-    std::hint::black_box(run);
+    (p, run)
 }
 
 /// Prints the cold-start rows of one group of catalogs.
@@ -373,8 +377,9 @@ fn cold_rows(input: &Input, floor: Option<f64>, iters: usize) {
 
 fn check_rows(input: &Input, iters: usize) {
     let cold_check = |opts: &LoadOptions| {
-        let set = CatalogSet::load(&input.sources, opts).expect("load");
-        check(&Resolver::new(set), Scope::Heads)
+        let resolver = Resolver::new(CatalogSet::load(&input.sources, opts).expect("load"));
+        let rows = check(&resolver, Scope::Heads);
+        (resolver, rows)
     };
     let plain = LoadOptions::default();
     let cold = median(&times(iters, || cold_check(&plain)));

@@ -6,6 +6,7 @@ mod cache;
 mod convert;
 mod docs;
 mod files;
+mod gvk_table;
 pub mod limits;
 mod locate;
 mod parse;
@@ -162,7 +163,8 @@ fn sorted_dir(dir: &Path) -> Result<Vec<(PathBuf, std::fs::FileType)>, LoadError
         let file_type = entry.file_type().map_err(|e| io_error(&entry.path(), e))?;
         entries.push((entry.path(), file_type));
     }
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    // Siblings share their parent's text: as bytes, whole paths sort by name.
+    entries.sort_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
     Ok(entries)
 }
 
@@ -223,6 +225,7 @@ fn parse_bytes(
             yaml::parse_yaml::<false>(&ctx, bytes, &mut |o, d| recs.add(o, d, false))
         }
     }?;
+    recs.finish_file();
     Ok(recs)
 }
 
@@ -251,6 +254,15 @@ impl CatalogSet {
         opts: &LoadOptions,
         progress: Option<&dyn Progress>,
     ) -> Result<CatalogSet, LoadError> {
+        let probe_t = std::time::Instant::now();
+        let probe = |what: &str| {
+            if std::env::var_os("DEPPY_PROBE").is_some() {
+                eprintln!(
+                    "PROBE {what} {:.2} ms",
+                    probe_t.elapsed().as_secs_f64() * 1e3
+                );
+            }
+        };
         let mut jobs = Vec::new();
         for (i, source) in sources.iter().enumerate() {
             collect_files(i, source, &mut jobs)?;
@@ -260,6 +272,7 @@ impl CatalogSet {
             Some(_) => jobs.iter().map(job_size).collect(),
             None => Vec::new(),
         };
+        probe("collected");
         let tracker = Tracker::start(progress, Task::LoadCatalogs, sizes.iter().sum());
         let results = parallel_map(&jobs, |j| {
             let r = parse_file(j, opts);
@@ -268,34 +281,38 @@ impl CatalogSet {
             }
             r
         });
-        let mut per_catalog: Vec<(CatalogInfo, Records)> = sources
-            .iter()
-            .map(|s| {
-                let info = CatalogInfo {
-                    name: s.name.clone(),
-                    priority: s.priority,
-                    path: s.path.display().to_string(),
-                };
-                (info, Records::default())
-            })
-            .collect();
+        probe("parsed");
         let results: Vec<Records> = results.into_iter().collect::<Result<_, _>>()?;
-        // Each catalog's vectors at their final size first: appending file after file then
-        // moves every record once, without regrowing.
-        for (i, (_, acc)) in per_catalog.iter_mut().enumerate() {
-            let mine = jobs
-                .iter()
-                .zip(&results)
-                .filter(move |(j, _)| j.catalog == i);
-            acc.reserve_for(mine.map(|(_, r)| r));
-        }
-        for (job, recs) in jobs.iter().zip(results) {
-            if let Some((_, acc)) = per_catalog.get_mut(job.catalog) {
-                acc.extend(recs);
-            }
-        }
-        assemble::assemble(per_catalog)
+        let infos = sources.iter().map(CatalogInfo::of).collect();
+        let files = jobs.iter().map(|j| j.catalog).zip(results).collect();
+        let r = assemble_files(infos, files);
+        probe("assembled");
+        r
     }
+}
+
+/// Builds the set from every file's records, each with its catalog's index into `infos`
+/// (files in walk order).
+fn assemble_files(
+    infos: Vec<CatalogInfo>,
+    files: Vec<(usize, Records)>,
+) -> Result<CatalogSet, LoadError> {
+    let mut per_catalog: Vec<(CatalogInfo, Records)> = infos
+        .into_iter()
+        .map(|info| (info, Records::default()))
+        .collect();
+    // Each catalog's vectors at their final size first: appending file after file then
+    // moves every record once, without regrowing.
+    for (i, (_, acc)) in per_catalog.iter_mut().enumerate() {
+        let mine = files.iter().filter(move |(c, _)| *c == i);
+        acc.reserve_for(mine.map(|(_, r)| r));
+    }
+    for (catalog, recs) in files {
+        if let Some((_, acc)) = per_catalog.get_mut(catalog) {
+            acc.extend(recs);
+        }
+    }
+    assemble::assemble(per_catalog)
 }
 
 #[cfg(test)]

@@ -30,6 +30,17 @@ pub struct CatalogInfo {
     pub path: String,
 }
 
+impl CatalogInfo {
+    /// The catalog a source names.
+    pub(crate) fn of(source: &CatalogSource) -> CatalogInfo {
+        CatalogInfo {
+            name: source.name.clone(),
+            priority: source.priority,
+            path: source.path.display().to_string(),
+        }
+    }
+}
+
 /// Every loaded catalog, merged. Ids are assigned in a canonical order (catalog, package
 /// name, bundle name), so the same inputs in any file or document order give the same ids.
 #[derive(Clone, Debug, Default)]
@@ -56,8 +67,8 @@ pub(crate) struct Index {
     pub bundles_of: FxHashMap<PackageId, Vec<BundleId>>,
     /// Bundles providing each GVK, in id order.
     pub providers: FxHashMap<GvkId, Vec<BundleId>>,
-    /// (catalog, bundle name) → bundle.
-    pub by_name: FxHashMap<(CatalogId, String), BundleId>,
+    /// Per catalog (by id): bundle name → bundle.
+    pub by_name: Vec<FxHashMap<String, BundleId>>,
     /// (package, catalog) → position in `packages`.
     pub package_entry: FxHashMap<(PackageId, CatalogId), usize>,
 }
@@ -65,13 +76,26 @@ pub(crate) struct Index {
 impl CatalogSet {
     /// Rebuilds the lookup indexes from `packages` and `bundles`.
     pub(crate) fn reindex(&mut self) {
-        let mut index = Index::default();
+        let mut by_name = vec![FxHashMap::default(); self.catalogs.len()];
+        for b in &self.bundles {
+            if let Some(m) = by_name.get_mut(b.catalog.0 as usize) {
+                m.insert(b.name.clone(), b.id);
+            }
+        }
+        self.reindex_with(by_name);
+    }
+
+    /// Rebuilds the lookup indexes, given each catalog's bundles by name.
+    pub(crate) fn reindex_with(&mut self, by_name: Vec<FxHashMap<String, BundleId>>) {
+        let mut index = Index {
+            by_name,
+            ..Index::default()
+        };
         for b in &self.bundles {
             index.bundles_of.entry(b.package).or_default().push(b.id);
             for g in &b.provides {
                 index.providers.entry(*g).or_default().push(b.id);
             }
-            index.by_name.insert((b.catalog, b.name.clone()), b.id);
         }
         for (i, p) in self.packages.iter().enumerate() {
             index.package_entry.insert((p.id, p.catalog), i);
@@ -121,7 +145,8 @@ impl CatalogSet {
     pub fn find_bundle(&self, catalog: CatalogId, name: &str) -> Option<BundleId> {
         self.index
             .by_name
-            .get(&(catalog, name.to_string()))
+            .get(catalog.0 as usize)?
+            .get(name)
             .copied()
     }
 

@@ -146,6 +146,7 @@ pub fn watch(args: WatchArgs) -> anyhow::Result<u8> {
     }
     let sources = args.request.sources()?;
     let mut pipeline = args.request.pipeline()?;
+    pipeline.keep_parsed_files(true);
     let paths: Vec<PathBuf> = sources.catalogs.iter().map(|c| c.path.clone()).collect();
     let mut seen = fingerprint(&paths);
     let first = pipeline.run(&sources);

@@ -187,6 +187,15 @@ impl Pipeline {
         self.load = load;
     }
 
+    /// Keeps each catalog file's parsed records between executions, so that a later run
+    /// parses only the files whose contents changed (`deppy watch`). Off by default: a run
+    /// then parses every file once and keeps nothing (no content hashes, no copies).
+    pub fn keep_parsed_files(&mut self, on: bool) {
+        for c in &mut self.caches {
+            c.keep_files = on;
+        }
+    }
+
     /// Adds metadata to every event's header.
     pub fn set_metadata(&mut self, key: &str, value: &str) {
         self.metadata.insert(key.to_string(), value.to_string());

@@ -17,6 +17,9 @@ use crate::solver::SolveOptions;
 /// State a node keeps between executions of a long-lived pipeline (`deppy watch`).
 #[derive(Default)]
 pub(crate) struct NodeCache {
+    /// `load-catalogs`: keep parse results between executions (off: a one-shot run neither
+    /// hashes files nor keeps copies of their records).
+    pub(crate) keep_files: bool,
     /// `load-catalogs`: parse results of files seen before.
     files: FileCache,
     /// `datalog`: channel orders of the last catalog set.
@@ -127,8 +130,12 @@ fn load(
     }
     let borrowed: Vec<(&CatalogSource, &[SourceFile])> =
         catalogs.iter().map(|(s, f)| (s, *f)).collect();
-    let set = CatalogSet::load_file_slices_cached(&borrowed, load_options, &mut cache.files)
-        .map_err(|e| NodeError::Load(Box::new(e)))?;
+    let set = if cache.keep_files {
+        CatalogSet::load_file_slices_cached(&borrowed, load_options, &mut cache.files)
+    } else {
+        CatalogSet::load_file_slices(&borrowed, load_options)
+    }
+    .map_err(|e| NodeError::Load(Box::new(e)))?;
     Ok(vec![Data::CatalogSet(Arc::new(set))])
 }
 

@@ -96,33 +96,49 @@ struct PackageRanges {
     malformed: Vec<std::ops::Range<usize>>,
 }
 
-impl ChannelOrders {
-    pub fn compute(set: &crate::catalog::CatalogSet) -> ChannelOrders {
-        let mut out = ChannelOrders::default();
-        for p in &set.packages {
-            let (m0, x0) = (out.members.len(), out.malformed.len());
-            for ch in &p.channels {
-                match crate::catalog::ChannelGraph::build(ch) {
-                    Ok(graph) => {
-                        for &entry in graph.order() {
-                            let dist = graph.distance(entry).unwrap_or(0);
-                            if let Some(b) = ch.entries.get(entry).and_then(|e| e.bundle) {
-                                out.members.push((b, ch.name.clone(), dist));
-                            }
-                        }
-                    }
-                    Err(error) => {
-                        out.malformed
-                            .extend(ch.entries.iter().filter_map(|e| e.bundle));
-                        out.broken.push(BrokenChannel {
-                            package: p.id,
-                            catalog: p.catalog,
-                            channel: ch.name.clone(),
-                            error,
-                        })
+/// One package entry's channels, ordered: (members, malformed entries, broken channels).
+type PackageOrders = (
+    Vec<(BundleId, String, u32)>,
+    Vec<BundleId>,
+    Vec<BrokenChannel>,
+);
+
+fn order_package(p: &crate::catalog::Package) -> PackageOrders {
+    let (mut members, mut malformed, mut broken) = (Vec::new(), Vec::new(), Vec::new());
+    for ch in &p.channels {
+        match crate::catalog::ChannelGraph::build(ch) {
+            Ok(graph) => {
+                for &entry in graph.order() {
+                    let dist = graph.distance(entry).unwrap_or(0);
+                    if let Some(b) = ch.entries.get(entry).and_then(|e| e.bundle) {
+                        members.push((b, ch.name.clone(), dist));
                     }
                 }
             }
+            Err(error) => {
+                malformed.extend(ch.entries.iter().filter_map(|e| e.bundle));
+                broken.push(BrokenChannel {
+                    package: p.id,
+                    catalog: p.catalog,
+                    channel: ch.name.clone(),
+                    error,
+                })
+            }
+        }
+    }
+    (members, malformed, broken)
+}
+
+impl ChannelOrders {
+    pub fn compute(set: &crate::catalog::CatalogSet) -> ChannelOrders {
+        let mut out = ChannelOrders::default();
+        // Packages are ordered independently (in parallel), then laid out in package order.
+        let per_package = crate::parallel::parallel_map(&set.packages, order_package);
+        for (p, (members, malformed, broken)) in set.packages.iter().zip(per_package) {
+            let (m0, x0) = (out.members.len(), out.malformed.len());
+            out.members.extend(members);
+            out.malformed.extend(malformed);
+            out.broken.extend(broken);
             let ranges = out.by_package.entry(p.id).or_default();
             ranges.members.push(m0..out.members.len());
             ranges.malformed.push(x0..out.malformed.len());

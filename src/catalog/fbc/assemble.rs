@@ -89,7 +89,7 @@ fn has_duplicates(recs: &Records) -> bool {
 
 fn dedup_bundles(recs: &mut Records) -> Result<(), LoadError> {
     let mut first: FxHashMap<String, usize> = FxHashMap::default();
-    let mut keep: Vec<BundleRec> = Vec::with_capacity(recs.bundles.len());
+    let mut keep: Vec<Box<BundleRec>> = Vec::with_capacity(recs.bundles.len());
     for b in std::mem::take(&mut recs.bundles) {
         if let Some(kept) = first.get(&b.name).and_then(|&i| keep.get(i)) {
             if kept.package != b.package || kept.version != b.version {
@@ -142,8 +142,19 @@ pub(crate) fn assemble(mut input: Vec<(CatalogInfo, Records)>) -> Result<Catalog
         gvks: intern_gvks(&input),
         ..CatalogSet::default()
     };
-    let mut by_name: Vec<FxHashMap<String, (BundleId, PackageId)>> = Vec::new();
-    let mut all: Vec<(CatalogId, PackageId, BundleRec)> = Vec::new();
+    let mut by_name: Vec<FxHashMap<String, BundleId>> = Vec::new();
+    // Per catalog: its records' GVK table as set-wide ids.
+    let remaps: Vec<Vec<Option<GvkId>>> = input
+        .iter()
+        .map(|(_, r)| {
+            r.gvks
+                .list
+                .iter()
+                .map(|g| set.gvks.get(g).map(GvkId))
+                .collect()
+        })
+        .collect();
+    let mut all: Vec<(CatalogId, PackageId, Box<BundleRec>)> = Vec::new();
     let mut warnings = Vec::new();
     let mut per_catalog = Vec::new();
     let mut cel = crate::constraint::CelCache::new();
@@ -158,24 +169,17 @@ pub(crate) fn assemble(mut input: Vec<(CatalogInfo, Records)>) -> Result<Catalog
         warnings.extend(recs.warnings);
         per_catalog.push((c, recs.packages, recs.channels, recs.deprecations));
     }
-    // Sorted through indices: a record is large, and moving it is what sorting costs.
-    let mut order: Vec<usize> = (0..all.len()).collect();
-    order.sort_by(|&x, &y| {
-        let key = |i: usize| all.get(i).map(|(c, _, b)| (*c, &b.package, &b.name));
-        key(x).cmp(&key(y))
+    all.sort_unstable_by(|(c, _, a), (d, _, b)| {
+        (c, &a.package, &a.name).cmp(&(d, &b.package, &b.name))
     });
-    let mut slots: Vec<Option<(CatalogId, PackageId, BundleRec)>> =
-        all.into_iter().map(Some).collect();
-    set.bundles.reserve(slots.len());
-    let sorted = order
-        .into_iter()
-        .filter_map(|i| slots.get_mut(i).and_then(Option::take));
-    for (i, (c, pid, b)) in sorted.enumerate() {
+    set.bundles.reserve(all.len());
+    for (i, (c, pid, b)) in all.into_iter().enumerate() {
         let id = BundleId(u32::try_from(i).unwrap_or(u32::MAX));
         if let Some(m) = by_name.get_mut(c.0 as usize) {
-            m.insert(b.name.clone(), (id, pid));
+            m.insert(b.name.clone(), id);
         }
-        let bundle = make_bundle(&set, id, c, pid, b, &mut cel)?;
+        let remap = remaps.get(c.0 as usize).map_or(&[][..], Vec::as_slice);
+        let bundle = make_bundle(id, (c, pid), *b, remap, &mut cel)?;
         set.bundles.push(bundle);
     }
     let empty = FxHashMap::default();
@@ -205,7 +209,7 @@ pub(crate) fn assemble(mut input: Vec<(CatalogInfo, Records)>) -> Result<Catalog
     warnings
         .sort_by(|a, b| (&a.origin, &a.field, &a.message).cmp(&(&b.origin, &b.field, &b.message)));
     set.warnings = warnings;
-    set.reindex();
+    set.reindex_with(by_name);
     Ok(set)
 }
 
@@ -238,9 +242,7 @@ fn intern_package_names(input: &[(CatalogInfo, Records)]) -> Interner<String> {
 fn intern_gvks(input: &[(CatalogInfo, Records)]) -> Interner<Gvk> {
     let mut seen: FxHashSet<&Gvk> = FxHashSet::default();
     for (_, r) in input {
-        for b in &r.bundles {
-            seen.extend(b.provides.iter().chain(&b.requires_gvks));
-        }
+        seen.extend(&r.gvks.list);
     }
     let mut gvks: Vec<&Gvk> = seen.into_iter().collect();
     gvks.sort_unstable();
@@ -251,10 +253,11 @@ fn intern_gvks(input: &[(CatalogInfo, Records)]) -> Interner<Gvk> {
     interner
 }
 
-fn gvk_ids(set: &CatalogSet, gvks: &[Gvk]) -> Vec<GvkId> {
+/// Set-wide ids of a bundle's GVKs (indices into its records' table, mapped by `remap`).
+fn gvk_ids(remap: &[Option<GvkId>], gvks: &[u32]) -> Vec<GvkId> {
     let mut ids: Vec<GvkId> = gvks
         .iter()
-        .filter_map(|g| set.gvks.get(g).map(GvkId))
+        .filter_map(|&g| remap.get(g as usize).copied().flatten())
         .collect();
     ids.sort();
     ids.dedup();
@@ -262,11 +265,10 @@ fn gvk_ids(set: &CatalogSet, gvks: &[Gvk]) -> Vec<GvkId> {
 }
 
 fn make_bundle(
-    set: &CatalogSet,
     id: BundleId,
-    catalog: CatalogId,
-    package: PackageId,
+    (catalog, package): (CatalogId, PackageId),
     b: BundleRec,
+    remap: &[Option<GvkId>],
     cel: &mut crate::constraint::CelCache,
 ) -> Result<Bundle, LoadError> {
     let limits = crate::constraint::Limits::default();
@@ -286,8 +288,8 @@ fn make_bundle(
         id,
         catalog,
         package,
-        provides: gvk_ids(set, &b.provides),
-        requires_gvks: gvk_ids(set, &b.requires_gvks),
+        provides: gvk_ids(remap, &b.provides),
+        requires_gvks: gvk_ids(remap, &b.requires_gvks),
         name: b.name,
         version: b.version,
         image: b.image,
@@ -306,7 +308,7 @@ struct PackageCtx<'a> {
     set: &'a CatalogSet,
     catalog: CatalogId,
     /// This catalog's bundles by name.
-    by_name: &'a FxHashMap<String, (BundleId, PackageId)>,
+    by_name: &'a FxHashMap<String, BundleId>,
     warnings: &'a mut Vec<Warning>,
 }
 
@@ -374,11 +376,15 @@ impl PackageCtx<'_> {
         let pid = self.set.package_names.get(&c.package).map(PackageId);
         let mut entries = c.entries;
         for (i, e) in entries.iter_mut().enumerate() {
-            match self.by_name.get(e.name.as_str()) {
-                Some(&(id, p)) if Some(p) == pid => e.bundle = Some(id),
+            let found = self.by_name.get(e.name.as_str()).and_then(|&id| {
+                let b = self.set.bundle(id)?;
+                Some((id, b.package))
+            });
+            match found {
+                Some((id, p)) if Some(p) == pid => e.bundle = Some(id),
                 found => {
                     let msg = match found {
-                        Some(&(_, p)) => format!(
+                        Some((_, p)) => format!(
                             "channel {:?} entry {:?} names a bundle of another package ({:?})",
                             c.name,
                             e.name,

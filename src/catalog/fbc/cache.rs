@@ -22,7 +22,7 @@ use crate::catalog::error::LoadError;
 const MAGIC: &str = "deppy-catalog-cache";
 /// Bumped whenever the records' shape or the payload encoding changes (1: JSON payload;
 /// 2: bincode).
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// The key of a file's entry.
 fn key(file: &str, bytes: &[u8], keep_heavy: bool) -> blake3::Hash {

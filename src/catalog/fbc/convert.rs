@@ -6,10 +6,11 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 
 use super::docs::{Doc, EntryDoc, FlatProps, Kind, LooseStr, Prop, PropVal};
+use super::gvk_table::{GvkTable, shift};
 use super::parse::is_known_schema;
 use crate::catalog::error::{LoadError, Warning, WarningKind};
 use crate::catalog::model::{
-    ChannelEntry, DeprecationRef, Gvk, OpaqueProperty, Origin, PackageRequirement,
+    ChannelEntry, DeprecationRef, OpaqueProperty, Origin, PackageRequirement,
 };
 use crate::range::VersionRange;
 use crate::version::Version;
@@ -31,17 +32,18 @@ pub(crate) struct ChannelRec {
     pub origin: Origin,
 }
 
-/// An `olm.bundle` document with typed properties, GVKs not yet interned.
+/// An `olm.bundle` document with typed properties; its GVKs are indices into the
+/// [`Records::gvks`] table of the records holding it.
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct BundleRec {
     pub package: String,
     pub name: String,
     pub version: Version,
     pub image: Option<String>,
-    pub provides: Vec<Gvk>,
+    pub provides: Vec<u32>,
     pub labels: Vec<String>,
     pub requires_packages: Vec<PackageRequirement>,
-    pub requires_gvks: Vec<Gvk>,
+    pub requires_gvks: Vec<u32>,
     pub requires_labels: Vec<String>,
     #[serde(with = "super::cache::raw_values")]
     pub constraints: Vec<Box<RawValue>>,
@@ -67,9 +69,22 @@ pub(crate) struct DeprecationRec {
 pub(crate) struct Records {
     pub packages: Vec<PackageRec>,
     pub channels: Vec<ChannelRec>,
-    pub bundles: Vec<BundleRec>,
+    /// Boxed: a record is large (hundreds of bytes), and records move from file to catalog
+    /// to set and through a sort; a box moves as one pointer.
+    #[allow(clippy::vec_box)]
+    pub bundles: Vec<Box<BundleRec>>,
     pub deprecations: Vec<DeprecationRec>,
     pub warnings: Vec<Warning>,
+    /// The GVKs the bundles provide or require, each once per file.
+    pub gvks: GvkTable,
+}
+
+/// Adds `offset` to every GVK index of `b` (its file's table was appended after `offset`).
+fn shift_gvks(b: &mut BundleRec, offset: u32) {
+    if offset != 0 {
+        shift(&mut b.provides, offset);
+        shift(&mut b.requires_gvks, offset);
+    }
 }
 
 impl Records {
@@ -83,24 +98,41 @@ impl Records {
         self.deprecations
             .reserve_exact(sum(|r| r.deprecations.len()));
         self.warnings.reserve_exact(sum(|r| r.warnings.len()));
+        self.gvks.list.reserve_exact(sum(|r| r.gvks.list.len()));
     }
 
     /// Appends copies of another file's records.
     pub fn extend_from(&mut self, other: &Records) {
+        let offset = self.gvks.len();
         self.packages.extend_from_slice(&other.packages);
         self.channels.extend_from_slice(&other.channels);
-        self.bundles.extend_from_slice(&other.bundles);
+        self.bundles.extend(other.bundles.iter().map(|b| {
+            let mut b = b.clone();
+            shift_gvks(&mut b, offset);
+            b
+        }));
         self.deprecations.extend_from_slice(&other.deprecations);
         self.warnings.extend_from_slice(&other.warnings);
+        self.gvks.list.extend_from_slice(&other.gvks.list);
     }
 
     /// Appends another file's records.
     pub fn extend(&mut self, other: Records) {
+        let offset = self.gvks.len();
         self.packages.extend(other.packages);
         self.channels.extend(other.channels);
-        self.bundles.extend(other.bundles);
+        self.bundles.extend(other.bundles.into_iter().map(|mut b| {
+            shift_gvks(&mut b, offset);
+            b
+        }));
         self.deprecations.extend(other.deprecations);
         self.warnings.extend(other.warnings);
+        self.gvks.list.extend(other.gvks.list);
+    }
+
+    /// Ends reading a file.
+    pub fn finish_file(&mut self) {
+        self.gvks.finish();
     }
 
     fn warn(&mut self, kind: WarningKind, origin: &Origin, field: String, message: String) {
@@ -294,8 +326,8 @@ impl Records {
             let field = format!("{}.packageName", value_field(index));
             self.warn(WarningKind::PackageNameMismatch, &origin, field, msg);
         }
-        self.bundles
-            .push(b.finish(package, name, version, doc.image, origin));
+        let rec = b.finish(package, name, version, doc.image, origin);
+        self.bundles.push(Box::new(rec));
         Ok(())
     }
 }
@@ -330,7 +362,7 @@ fn required(origin: &Origin, field: &str, v: Option<Cow<'_, str>>) -> Result<Str
 }
 
 /// A required string inside a typed property's value.
-fn flat_str(v: Option<LooseStr>, key: &str) -> Result<String, String> {
+fn flat_str<'a>(v: Option<LooseStr<'a>>, key: &str) -> Result<Cow<'a, str>, String> {
     match v {
         None => Err(format!("`{key}` is missing")),
         Some(LooseStr(Ok(s))) => Ok(s),
@@ -338,16 +370,15 @@ fn flat_str(v: Option<LooseStr>, key: &str) -> Result<String, String> {
     }
 }
 
-fn flat_gvk(f: FlatProps) -> Result<Gvk, String> {
+/// A GVK property's value, interned in the file's table.
+fn flat_gvk(recs: &mut Records, f: FlatProps<'_>) -> Result<u32, String> {
     let group = match f.group {
-        None => String::new(),
+        None => Cow::Borrowed(""),
         g => flat_str(g, "group")?,
     };
-    Ok(Gvk {
-        group,
-        version: flat_str(f.version, "version")?,
-        kind: flat_str(f.kind, "kind")?,
-    })
+    let version = flat_str(f.version, "version")?;
+    let kind = flat_str(f.kind, "kind")?;
+    Ok(recs.gvks.intern(&group, &version, &kind))
 }
 
 /// Accumulates a bundle's typed properties.
@@ -355,10 +386,10 @@ fn flat_gvk(f: FlatProps) -> Result<Gvk, String> {
 struct BundleBuilder {
     /// (property index, packageName, version) of the `olm.package` property.
     package: Option<(usize, String, String)>,
-    provides: Vec<Gvk>,
+    provides: Vec<u32>,
     labels: Vec<String>,
     requires_packages: Vec<PackageRequirement>,
-    requires_gvks: Vec<Gvk>,
+    requires_gvks: Vec<u32>,
     requires_labels: Vec<String>,
     constraints: Vec<Box<RawValue>>,
     constraint_sources: Vec<(String, String, Box<RawValue>)>,
@@ -464,9 +495,9 @@ impl BundleBuilder {
         recs: &mut Records,
         origin: &Origin,
         (kind, kind_name, i): (Kind, &str, usize),
-        flat: Result<FlatProps, String>,
+        flat: Result<FlatProps<'_>, String>,
     ) -> Result<(), LoadError> {
-        let message = match flat.and_then(|f| self.apply(kind, f, i)) {
+        let message = match flat.and_then(|f| self.apply(recs, kind, f, i)) {
             Ok(repairs) => {
                 for r in repairs {
                     let msg = format!("{kind_name} versionRange repaired: {r}");
@@ -492,11 +523,17 @@ impl BundleBuilder {
     }
 
     /// Records a typed property; returns the repairs made to its version range.
-    fn apply(&mut self, kind: Kind, f: FlatProps, i: usize) -> Result<Vec<String>, String> {
+    fn apply(
+        &mut self,
+        recs: &mut Records,
+        kind: Kind,
+        f: FlatProps<'_>,
+        i: usize,
+    ) -> Result<Vec<String>, String> {
         match kind {
             Kind::Package => {
-                let name = flat_str(f.package_name, "packageName")?;
-                let version = flat_str(f.version, "version")?;
+                let name = flat_str(f.package_name, "packageName")?.into_owned();
+                let version = flat_str(f.version, "version")?.into_owned();
                 match &self.package {
                     None => self.package = Some((i, name, version)),
                     Some((_, n, v)) if *n == name && *v == version => {}
@@ -507,12 +544,15 @@ impl BundleBuilder {
                     }
                 }
             }
-            Kind::Gvk => self.provides.push(flat_gvk(f)?),
-            Kind::GvkRequired => self.requires_gvks.push(flat_gvk(f)?),
-            Kind::Label => self.labels.push(flat_str(f.label, "label")?),
-            Kind::LabelRequired => self.requires_labels.push(flat_str(f.label, "label")?),
+            Kind::Gvk => self.provides.push(flat_gvk(recs, f)?),
+            Kind::GvkRequired => self.requires_gvks.push(flat_gvk(recs, f)?),
+            Kind::Label => self.labels.push(flat_str(f.label, "label")?.into_owned()),
+            Kind::LabelRequired => {
+                let label = flat_str(f.label, "label")?.into_owned();
+                self.requires_labels.push(label);
+            }
             Kind::PackageRequired => {
-                let package = flat_str(f.package_name, "packageName")?;
+                let package = flat_str(f.package_name, "packageName")?.into_owned();
                 let raw = flat_str(f.version_range, "versionRange")?;
                 let (range, repairs) =
                     VersionRange::parse_tolerant(&raw).map_err(|e| e.to_string())?;

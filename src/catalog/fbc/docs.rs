@@ -215,22 +215,22 @@ fn capture_yaml_value<'de, A: MapAccess<'de>, const KEEP: bool>(
 
 /// The flat string fields of the typed properties (`olm.package`, `olm.gvk`,
 /// `olm.package.required`, `olm.gvk.required`, `olm.label`, `olm.label.required`); other keys
-/// are tolerated and ignored.
+/// are tolerated and ignored. Strings are borrowed from the file where they can be.
 #[derive(Deserialize, Default, Debug)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct FlatProps {
-    #[serde(default)]
-    pub package_name: Option<LooseStr>,
-    #[serde(default)]
-    pub version: Option<LooseStr>,
-    #[serde(default)]
-    pub version_range: Option<LooseStr>,
-    #[serde(default)]
-    pub group: Option<LooseStr>,
-    #[serde(default)]
-    pub kind: Option<LooseStr>,
-    #[serde(default)]
-    pub label: Option<LooseStr>,
+pub(crate) struct FlatProps<'a> {
+    #[serde(borrow, default)]
+    pub package_name: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub version: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub version_range: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub group: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub kind: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub label: Option<LooseStr<'a>>,
 }
 
 /// [`FlatProps`] read from YAML, where a plain scalar is taken as written (`version: 1.10`
@@ -252,9 +252,9 @@ pub(crate) struct YamlFlatProps {
     pub label: Option<YamlText>,
 }
 
-impl From<YamlFlatProps> for FlatProps {
-    fn from(y: YamlFlatProps) -> FlatProps {
-        let s = |v: Option<YamlText>| v.map(|t| LooseStr(Ok(t.0)));
+impl From<YamlFlatProps> for FlatProps<'static> {
+    fn from(y: YamlFlatProps) -> FlatProps<'static> {
+        let s = |v: Option<YamlText>| v.map(|t| LooseStr(Ok(Cow::Owned(t.0))));
         FlatProps {
             package_name: s(y.package_name),
             version: s(y.version),
@@ -272,59 +272,63 @@ pub(crate) struct YamlText(pub String);
 
 impl<'de> Deserialize<'de> for YamlText {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(LooseStrVisitor).and_then(|l| match l.0 {
-            Ok(s) => Ok(YamlText(s)),
-            Err(found) => Err(de::Error::custom(format!(
-                "expected a string, found {found}"
-            ))),
-        })
+        d.deserialize_str(LooseStrVisitor(PhantomData))
+            .and_then(|l| match l.0 {
+                Ok(s) => Ok(YamlText(s.into_owned())),
+                Err(found) => Err(de::Error::custom(format!(
+                    "expected a string, found {found}"
+                ))),
+            })
     }
 }
 
 /// A scalar read as text (numbers keep their text), or the kind of non-scalar found instead.
 #[derive(Debug)]
-pub(crate) struct LooseStr(pub Result<String, &'static str>);
+pub(crate) struct LooseStr<'a>(pub Result<Cow<'a, str>, &'static str>);
 
-impl<'de> Deserialize<'de> for LooseStr {
+impl<'de: 'a, 'a> Deserialize<'de> for LooseStr<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(LooseStrVisitor)
+        d.deserialize_any(LooseStrVisitor(PhantomData))
     }
 }
 
-struct LooseStrVisitor;
+struct LooseStrVisitor<'a>(PhantomData<&'a ()>);
 
-impl<'de> Visitor<'de> for LooseStrVisitor {
-    type Value = LooseStr;
+impl<'de: 'a, 'a> Visitor<'de> for LooseStrVisitor<'a> {
+    type Value = LooseStr<'a>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a string")
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<LooseStr, E> {
-        Ok(LooseStr(Ok(v.to_string())))
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<LooseStr<'a>, E> {
+        Ok(LooseStr(Ok(Cow::Borrowed(v))))
     }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<LooseStr, E> {
-        Ok(LooseStr(Ok(v)))
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<LooseStr<'a>, E> {
+        Ok(LooseStr(Ok(Cow::Owned(v.to_string()))))
     }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<LooseStr, E> {
-        Ok(LooseStr(Ok(v.to_string())))
+    fn visit_string<E: de::Error>(self, v: String) -> Result<LooseStr<'a>, E> {
+        Ok(LooseStr(Ok(Cow::Owned(v))))
     }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<LooseStr, E> {
-        Ok(LooseStr(Ok(v.to_string())))
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<LooseStr<'a>, E> {
+        Ok(LooseStr(Ok(Cow::Owned(v.to_string()))))
     }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<LooseStr, E> {
-        Ok(LooseStr(Ok(v.to_string())))
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<LooseStr<'a>, E> {
+        Ok(LooseStr(Ok(Cow::Owned(v.to_string()))))
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<LooseStr, E> {
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<LooseStr<'a>, E> {
+        Ok(LooseStr(Ok(Cow::Owned(v.to_string()))))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<LooseStr<'a>, E> {
         Ok(LooseStr(Err("a boolean")))
     }
-    fn visit_unit<E: de::Error>(self) -> Result<LooseStr, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<LooseStr<'a>, E> {
         Ok(LooseStr(Err("null")))
     }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LooseStr, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LooseStr<'a>, A::Error> {
         IgnoredAny::deserialize(MapAccessDeserializer::new(map))?;
         Ok(LooseStr(Err("a map")))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<LooseStr, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<LooseStr<'a>, A::Error> {
         IgnoredAny::deserialize(SeqAccessDeserializer::new(seq))?;
         Ok(LooseStr(Err("a list")))
     }
@@ -378,9 +382,9 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for LooseVisitor<T> {
     }
 }
 
-impl PropVal<'_> {
+impl<'a> PropVal<'a> {
     /// The value as the flat map of a typed property.
-    pub fn into_flat(self) -> Result<FlatProps, String> {
+    pub fn into_flat(self) -> Result<FlatProps<'a>, String> {
         let loose = match self {
             PropVal::Flat(Loose::Map(m)) => Loose::Map(m.into()),
             PropVal::Flat(Loose::NotMap(found)) => Loose::NotMap(found),
@@ -418,7 +422,7 @@ impl<'a, const KEEP: bool> From<YamlProp<'a, KEEP>> for Prop<'a> {
 /// are not repeated. Anything else (escapes, numbers, nested values, a repeated key, not an
 /// object) is `None`, and serde reads it: the result, errors included, is always what serde
 /// gives. `raw` is valid JSON (serde_json checked it while capturing it).
-fn flat_fast(raw: &str) -> Option<FlatProps> {
+fn flat_fast(raw: &str) -> Option<FlatProps<'_>> {
     let b = raw.as_bytes();
     let ws = |mut i: usize| {
         while b
@@ -472,7 +476,7 @@ fn flat_fast(raw: &str) -> Option<FlatProps> {
         if slot.is_some() {
             return None;
         }
-        *slot = Some(LooseStr(Ok(value.to_string())));
+        *slot = Some(LooseStr(Ok(Cow::Borrowed(value))));
         i = ws(next);
         match b.get(i) {
             Some(b',') => i = ws(i + 1),

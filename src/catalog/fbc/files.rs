@@ -119,6 +119,27 @@ impl CatalogSet {
         Self::load_file_slices_cached(&borrowed, opts, cache)
     }
 
+    /// As [`CatalogSet::load_files`], with the files borrowed (the pipeline's catalogs are
+    /// shared, and their texts need not be copied to be loaded). Nothing is hashed or kept:
+    /// each file's records move straight into the set.
+    pub fn load_file_slices(
+        catalogs: &[(&CatalogSource, &[SourceFile])],
+        opts: &LoadOptions,
+    ) -> Result<CatalogSet, LoadError> {
+        let files: Vec<(usize, &SourceFile)> = catalogs
+            .iter()
+            .enumerate()
+            .flat_map(|(i, (_, files))| files.iter().map(move |f| (i, f)))
+            .collect();
+        let parsed = parallel_map(&files, |(_, f)| parse_source_file(f, opts));
+        let mut records = Vec::with_capacity(parsed.len());
+        for ((i, _), r) in files.iter().zip(parsed) {
+            records.push((*i, r?));
+        }
+        let infos = catalogs.iter().map(|(s, _)| CatalogInfo::of(s)).collect();
+        super::assemble_files(infos, records)
+    }
+
     /// As [`CatalogSet::load_files_cached`], with the files borrowed (the pipeline's
     /// catalogs are shared, and their texts need not be copied to be loaded).
     pub fn load_file_slices_cached(
@@ -156,7 +177,7 @@ impl CatalogSet {
         let recs_of = |f: &SourceFile| cache.entries.get(&f.path).map(|(_, _, r)| r);
         let mut per_catalog: Vec<(CatalogInfo, Records)> = catalogs
             .iter()
-            .map(|(s, _)| (info(s), Records::default()))
+            .map(|(s, _)| (CatalogInfo::of(s), Records::default()))
             .collect();
         for (i, (_, acc)) in per_catalog.iter_mut().enumerate() {
             let mine = all
@@ -169,14 +190,6 @@ impl CatalogSet {
             }
         }
         super::assemble::assemble(per_catalog)
-    }
-}
-
-fn info(s: &CatalogSource) -> CatalogInfo {
-    CatalogInfo {
-        name: s.name.clone(),
-        priority: s.priority,
-        path: s.path.display().to_string(),
     }
 }
 
@@ -203,6 +216,19 @@ mod tests {
         let names = |c: &CatalogSet| c.bundles.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
         assert_eq!(names(&direct), names(&mem));
         assert_eq!(direct.warnings.len(), mem.warnings.len());
+    }
+
+    #[test]
+    fn uncached_slices_load_like_the_cache() {
+        let s = source();
+        let files = read_catalog(&s).expect("read");
+        let opts = LoadOptions::default();
+        let slices: [(&CatalogSource, &[SourceFile]); 1] = [(&s, &files)];
+        let plain = CatalogSet::load_file_slices(&slices, &opts).expect("plain");
+        let cached =
+            CatalogSet::load_file_slices_cached(&slices, &opts, &mut FileCache::new()).expect("c");
+        let show = |c: &CatalogSet| format!("{:?}{:?}{:?}", c.bundles, c.packages, c.warnings);
+        assert_eq!(show(&plain), show(&cached));
     }
 
     #[test]
