@@ -51,6 +51,7 @@ fn bench(name: &str, sources: &Sources, iters: usize) {
     );
     let size = std::fs::metadata(&trace).map_or(0, |m| m.len());
     let mut warm_p = Pipeline::new(PipelineConfig::default_config()).expect("default pipeline");
+    warm_p.keep_parsed_files(true);
     one(sources, None, Some(&mut warm_p));
     let warm = median(
         (0..iters)

@@ -214,6 +214,22 @@ fn pipeline_ids_follow_the_normalised_config() {
 }
 
 #[test]
+fn keeping_parsed_files_between_runs_changes_no_answer() {
+    let src = sources(&["catalog"], &["vault"]);
+    let once = Pipeline::new(PipelineConfig::default_config())
+        .expect("valid")
+        .run(&src);
+    let mut kept = Pipeline::new(PipelineConfig::default_config()).expect("valid");
+    kept.keep_parsed_files(true);
+    let first = kept.run(&src);
+    let second = kept.run(&src);
+    let answer = |r: &deppy::pipeline::Run| format!("{:?}", r.result.as_ref().map(|r| &r.outcome));
+    assert!(once.result.is_ok());
+    assert_eq!(answer(&once), answer(&first));
+    assert_eq!(answer(&first), answer(&second));
+}
+
+#[test]
 fn events_carry_headers_and_a_failure_aborts_with_the_node_named() {
     let mut p = Pipeline::new(PipelineConfig::default_config()).expect("valid");
     p.set_metadata("ticket", "T-1");

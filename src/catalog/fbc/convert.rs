@@ -199,10 +199,12 @@ impl Records {
             });
         }
         let mut entries: Vec<ChannelEntry> = Vec::new();
-        let mut seen = rustc_hash::FxHashSet::default();
+        // Names as the document has them: borrowed from the file, not copied.
+        let mut seen: rustc_hash::FxHashSet<Cow<'_, str>> = rustc_hash::FxHashSet::default();
         for (i, e) in doc.entries.unwrap_or_default().into_iter().enumerate() {
+            let key = e.name.clone().unwrap_or_default();
             let entry = self.channel_entry(&origin, i, e)?;
-            if !seen.insert(entry.name.clone()) {
+            if !seen.insert(key) {
                 let msg = format!(
                     "channel {name:?} lists {:?} twice; the first entry is kept",
                     entry.name
