@@ -254,15 +254,6 @@ impl CatalogSet {
         opts: &LoadOptions,
         progress: Option<&dyn Progress>,
     ) -> Result<CatalogSet, LoadError> {
-        let probe_t = std::time::Instant::now();
-        let probe = |what: &str| {
-            if std::env::var_os("DEPPY_PROBE").is_some() {
-                eprintln!(
-                    "PROBE {what} {:.2} ms",
-                    probe_t.elapsed().as_secs_f64() * 1e3
-                );
-            }
-        };
         let mut jobs = Vec::new();
         for (i, source) in sources.iter().enumerate() {
             collect_files(i, source, &mut jobs)?;
@@ -272,7 +263,6 @@ impl CatalogSet {
             Some(_) => jobs.iter().map(job_size).collect(),
             None => Vec::new(),
         };
-        probe("collected");
         let tracker = Tracker::start(progress, Task::LoadCatalogs, sizes.iter().sum());
         let results = parallel_map(&jobs, |j| {
             let r = parse_file(j, opts);
@@ -281,13 +271,10 @@ impl CatalogSet {
             }
             r
         });
-        probe("parsed");
         let results: Vec<Records> = results.into_iter().collect::<Result<_, _>>()?;
         let infos = sources.iter().map(CatalogInfo::of).collect();
         let files = jobs.iter().map(|j| j.catalog).zip(results).collect();
-        let r = assemble_files(infos, files);
-        probe("assembled");
-        r
+        assemble_files(infos, files)
     }
 }
 

@@ -126,11 +126,7 @@ impl CatalogSet {
         catalogs: &[(&CatalogSource, &[SourceFile])],
         opts: &LoadOptions,
     ) -> Result<CatalogSet, LoadError> {
-        let files: Vec<(usize, &SourceFile)> = catalogs
-            .iter()
-            .enumerate()
-            .flat_map(|(i, (_, files))| files.iter().map(move |f| (i, f)))
-            .collect();
+        let files = numbered(catalogs);
         let parsed = parallel_map(&files, |(_, f)| parse_source_file(f, opts));
         let mut records = Vec::with_capacity(parsed.len());
         for ((i, _), r) in files.iter().zip(parsed) {
@@ -148,11 +144,7 @@ impl CatalogSet {
         cache: &mut FileCache,
     ) -> Result<CatalogSet, LoadError> {
         let keep = opts.keep_heavy_properties;
-        let files: Vec<(usize, &SourceFile)> = catalogs
-            .iter()
-            .enumerate()
-            .flat_map(|(i, (_, files))| files.iter().map(move |f| (i, f)))
-            .collect();
+        let files = numbered(catalogs);
         let hashes = parallel_map(&files, |(_, f)| cache.content_hash(&f.text));
         let all: Vec<(usize, &SourceFile, blake3::Hash)> = files
             .into_iter()
@@ -191,6 +183,15 @@ impl CatalogSet {
         }
         super::assemble::assemble(per_catalog)
     }
+}
+
+/// Every file of every catalog, with its catalog's index, in catalog then file order.
+fn numbered<'a>(catalogs: &[(&CatalogSource, &'a [SourceFile])]) -> Vec<(usize, &'a SourceFile)> {
+    catalogs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, files))| files.iter().map(move |f| (i, f)))
+        .collect()
 }
 
 #[cfg(test)]
