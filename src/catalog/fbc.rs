@@ -427,6 +427,52 @@ properties:
         assert_eq!(set.bundles.len(), 1);
     }
 
+    /// Assembling on several threads gives the set one thread gives (the shipped catalogs
+    /// stay under the size from which `assemble` goes wide by itself).
+    #[test]
+    fn wide_assemble_builds_the_same_set() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("catalogs");
+        let names = [
+            "community-converted-v4.22",
+            "certified-converted-v4.22",
+            "community-v4.22",
+            "odf-dev",
+            "bundle-dirs",
+        ];
+        let sources: Vec<CatalogSource> = names
+            .iter()
+            .map(|n| CatalogSource {
+                name: (*n).into(),
+                path: root.join(n),
+                priority: 0,
+            })
+            .collect();
+        let mut jobs = Vec::new();
+        for (i, s) in sources.iter().enumerate() {
+            collect_files(i, s, &mut jobs).expect("walk");
+        }
+        let opts = LoadOptions::default();
+        let mut per_catalog: Vec<(CatalogInfo, Records)> = sources
+            .iter()
+            .map(|s| (CatalogInfo::of(s), Records::default()))
+            .collect();
+        for j in &jobs {
+            per_catalog[j.catalog]
+                .1
+                .extend(parse_file(j, &opts).expect("parse"));
+        }
+        let show = |set: &CatalogSet| {
+            format!(
+                "{:?}{:?}{:?}{:?}{:?}",
+                set.bundles, set.packages, set.deprecations, set.warnings, set.index.by_name
+            )
+        };
+        let narrow = assemble::assemble_with(per_catalog.clone(), false).expect("narrow");
+        let wide = assemble::assemble_with(per_catalog, true).expect("wide");
+        assert!(narrow.bundles.len() > 1000, "{}", narrow.bundles.len());
+        assert_eq!(show(&narrow), show(&wide));
+    }
+
     #[test]
     fn several_catalogs_keep_their_order_and_priority() {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -15,6 +15,7 @@ use crate::catalog::model::{
     PackageId,
 };
 use crate::catalog::set::{CatalogInfo, CatalogSet};
+use crate::parallel::{join, parallel_map_owned, split_runs};
 
 /// Drops duplicates inside one catalog: identical ones with a warning, conflicting ones are
 /// an error. The first in walk order (sorted paths, document order) is kept.
@@ -128,21 +129,41 @@ fn conflict(origin: &Origin, first: &Origin, message: String) -> LoadError {
     }
 }
 
+/// From this many bundles on, `assemble` works on several threads (below, starting them
+/// costs more than they save).
+const PARALLEL_FROM: usize = 2_000;
+
 fn catalog_id(i: usize) -> CatalogId {
     CatalogId(u32::try_from(i).unwrap_or(u32::MAX))
 }
 
-/// Builds the set from each catalog's records, in catalog order.
-pub(crate) fn assemble(mut input: Vec<(CatalogInfo, Records)>) -> Result<CatalogSet, LoadError> {
+/// Builds the set from each catalog's records, in catalog order. Independent steps run side
+/// by side: interning names and GVKs, building bundles (in runs of consecutive ids), and
+/// each catalog's packages and channels; every step's output is in the same canonical order
+/// as one thread would give, and the first error in that order is the one returned.
+pub(crate) fn assemble(input: Vec<(CatalogInfo, Records)>) -> Result<CatalogSet, LoadError> {
+    let wide = input.iter().map(|(_, r)| r.bundles.len()).sum::<usize>() >= PARALLEL_FROM;
+    assemble_with(input, wide)
+}
+
+/// [`assemble`], on several threads when `wide` (the result is the same either way).
+pub(crate) fn assemble_with(
+    mut input: Vec<(CatalogInfo, Records)>,
+    wide: bool,
+) -> Result<CatalogSet, LoadError> {
     for (_, recs) in &mut input {
         dedup(recs)?;
     }
+    let (package_names, gvks) = if wide {
+        join(|| intern_package_names(&input), || intern_gvks(&input))
+    } else {
+        (intern_package_names(&input), intern_gvks(&input))
+    };
     let mut set = CatalogSet {
-        package_names: intern_package_names(&input),
-        gvks: intern_gvks(&input),
+        package_names,
+        gvks,
         ..CatalogSet::default()
     };
-    let mut by_name: Vec<FxHashMap<String, BundleId>> = Vec::new();
     // Per catalog: its records' GVK table as set-wide ids.
     let remaps: Vec<Vec<Option<GvkId>>> = input
         .iter()
@@ -157,10 +178,8 @@ pub(crate) fn assemble(mut input: Vec<(CatalogInfo, Records)>) -> Result<Catalog
     let mut all: Vec<(CatalogId, PackageId, Box<BundleRec>)> = Vec::new();
     let mut warnings = Vec::new();
     let mut per_catalog = Vec::new();
-    let mut cel = crate::constraint::CelCache::new();
     for (i, (info, recs)) in input.into_iter().enumerate() {
         set.catalogs.push(info);
-        by_name.push(FxHashMap::default());
         let c = catalog_id(i);
         for b in recs.bundles {
             let pid = PackageId(set.package_names.get(&b.package).unwrap_or(u32::MAX));
@@ -172,35 +191,21 @@ pub(crate) fn assemble(mut input: Vec<(CatalogInfo, Records)>) -> Result<Catalog
     all.sort_unstable_by(|(c, _, a), (d, _, b)| {
         (c, &a.package, &a.name).cmp(&(d, &b.package, &b.name))
     });
-    set.bundles.reserve(all.len());
-    for (i, (c, pid, b)) in all.into_iter().enumerate() {
-        let id = BundleId(u32::try_from(i).unwrap_or(u32::MAX));
-        if let Some(m) = by_name.get_mut(c.0 as usize) {
-            m.insert(b.name.clone(), id);
-        }
-        let remap = remaps.get(c.0 as usize).map_or(&[][..], Vec::as_slice);
-        let bundle = make_bundle(id, (c, pid), *b, remap, &mut cel)?;
-        set.bundles.push(bundle);
-    }
-    let empty = FxHashMap::default();
-    for (c, packages, channels, deprecations) in per_catalog {
-        let mut ctx = PackageCtx {
-            set: &set,
-            catalog: c,
-            by_name: by_name.get(c.0 as usize).unwrap_or(&empty),
-            warnings: &mut warnings,
-        };
-        let built = ctx.packages(packages, channels);
-        set.packages.extend(built);
-        for d in deprecations {
-            let package = PackageId(set.package_names.get(&d.package).unwrap_or(u32::MAX));
-            set.deprecations.push(Deprecation {
-                package,
-                catalog: c,
-                reference: d.reference,
-                message: d.message,
-            });
-        }
+    set.bundles = make_bundles(all, &remaps, wide)?;
+    let part = |(c, packages, channels, deprecations)| {
+        catalog_packages(&set, c, packages, channels, deprecations)
+    };
+    let built: Vec<CatalogPart> = if wide {
+        parallel_map_owned(per_catalog, part)
+    } else {
+        per_catalog.into_iter().map(part).collect()
+    };
+    let mut by_name = Vec::with_capacity(built.len());
+    for b in built {
+        by_name.push(b.by_name);
+        set.packages.extend(b.packages);
+        set.deprecations.extend(b.deprecations);
+        warnings.extend(b.warnings);
     }
     set.packages.sort_by_key(|p| (p.id, p.catalog));
     set.deprecations
@@ -211,6 +216,87 @@ pub(crate) fn assemble(mut input: Vec<(CatalogInfo, Records)>) -> Result<Catalog
     set.warnings = warnings;
     set.reindex_with(by_name);
     Ok(set)
+}
+
+/// The bundles of `all` (sorted), with ids in that order; built in runs of consecutive ids,
+/// one per thread when `wide`.
+fn make_bundles(
+    all: Vec<(CatalogId, PackageId, Box<BundleRec>)>,
+    remaps: &[Vec<Option<GvkId>>],
+    wide: bool,
+) -> Result<Vec<Bundle>, LoadError> {
+    let total = all.len();
+    let runs = if wide {
+        split_runs(all)
+    } else {
+        vec![(0, all)]
+    };
+    let runs = parallel_map_owned(runs, |(start, run)| {
+        let mut cel = crate::constraint::CelCache::new();
+        let mut out = Vec::with_capacity(run.len());
+        for (k, (c, pid, b)) in run.into_iter().enumerate() {
+            let id = BundleId(u32::try_from(start + k).unwrap_or(u32::MAX));
+            let remap = remaps.get(c.0 as usize).map_or(&[][..], Vec::as_slice);
+            out.push(make_bundle(id, (c, pid), *b, remap, &mut cel)?);
+        }
+        Ok(out)
+    });
+    let mut bundles = Vec::with_capacity(total);
+    for run in runs {
+        bundles.extend(run?);
+    }
+    Ok(bundles)
+}
+
+/// What one catalog adds to the set besides its bundles.
+struct CatalogPart {
+    by_name: FxHashMap<String, BundleId>,
+    packages: Vec<Package>,
+    deprecations: Vec<Deprecation>,
+    warnings: Vec<Warning>,
+}
+
+/// One catalog's bundles by name, packages, channels and deprecations (`set.bundles` built).
+fn catalog_packages(
+    set: &CatalogSet,
+    c: CatalogId,
+    packages: Vec<PackageRec>,
+    channels: Vec<ChannelRec>,
+    deprecations: Vec<super::convert::DeprecationRec>,
+) -> CatalogPart {
+    // Bundles are sorted by catalog first: this catalog's are one run.
+    let from = set.bundles.partition_point(|b| b.catalog < c);
+    let to = set.bundles.partition_point(|b| b.catalog <= c);
+    let bundles = set.bundles.get(from..to).unwrap_or_default();
+    let mut by_name = FxHashMap::default();
+    by_name.reserve(bundles.len());
+    for b in bundles {
+        by_name.insert(b.name.clone(), b.id);
+    }
+    let mut warnings = Vec::new();
+    let mut ctx = PackageCtx {
+        set,
+        catalog: c,
+        bundles,
+        by_name: &by_name,
+        warnings: &mut warnings,
+    };
+    let packages = ctx.packages(packages, channels);
+    let deprecations = deprecations
+        .into_iter()
+        .map(|d| Deprecation {
+            package: PackageId(set.package_names.get(&d.package).unwrap_or(u32::MAX)),
+            catalog: c,
+            reference: d.reference,
+            message: d.message,
+        })
+        .collect();
+    CatalogPart {
+        by_name,
+        packages,
+        deprecations,
+        warnings,
+    }
 }
 
 fn deprecation_key(d: &Deprecation) -> (CatalogId, PackageId, u8, &str, &str) {
@@ -307,6 +393,8 @@ fn make_bundle(
 struct PackageCtx<'a> {
     set: &'a CatalogSet,
     catalog: CatalogId,
+    /// This catalog's bundles.
+    bundles: &'a [Bundle],
     /// This catalog's bundles by name.
     by_name: &'a FxHashMap<String, BundleId>,
     warnings: &'a mut Vec<Warning>,
@@ -337,12 +425,7 @@ impl PackageCtx<'_> {
             a.channels.push(channel);
         }
         let mut seen: FxHashSet<PackageId> = FxHashSet::default();
-        for b in self
-            .set
-            .bundles
-            .iter()
-            .filter(|b| b.catalog == self.catalog)
-        {
+        for b in self.bundles {
             if seen.insert(b.package) {
                 let a = acc
                     .entry(self.set.package_name(b.package).to_string())

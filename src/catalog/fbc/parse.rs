@@ -114,13 +114,35 @@ pub(crate) fn parse_json<'a>(
     bytes: &'a [u8],
     sink: &mut dyn FnMut(Origin, Doc<'a, JsonProp<'a>>) -> Result<(), LoadError>,
 ) -> Result<(), LoadError> {
+    match std::str::from_utf8(bytes) {
+        // Checked once as a whole (much faster than string by string): serde_json then
+        // borrows its strings without checking each again. Documents start after ASCII
+        // bytes (whitespace, or the end of the document before), so `from` is always a
+        // character boundary.
+        Ok(text) => parse_stream(ctx, bytes, sink, |from| {
+            serde_json::Deserializer::from_str(text.get(from..).unwrap_or_default()).into_iter()
+        }),
+        // Not UTF-8: serde_json finds and places the offending bytes, as it always did.
+        Err(_) => parse_stream(ctx, bytes, sink, |from| {
+            serde_json::Deserializer::from_slice(bytes.get(from..).unwrap_or_default()).into_iter()
+        }),
+    }
+}
+
+/// [`parse_json`] over the documents streams that `open` starts at a byte offset.
+fn parse_stream<'a, R: serde_json::de::Read<'a>>(
+    ctx: &FileCtx<'_>,
+    bytes: &'a [u8],
+    sink: &mut dyn FnMut(Origin, Doc<'a, JsonProp<'a>>) -> Result<(), LoadError>,
+    open: impl Fn(usize) -> serde_json::StreamDeserializer<'a, R, Doc<'a, JsonProp<'a>>>,
+) -> Result<(), LoadError> {
     let mut lines = LineCounter::new(bytes);
     let mut pos = 0;
     let mut document = 0;
     loop {
         let rest = bytes.get(pos..).unwrap_or_default();
         let base = (pos, lines.line_at(pos));
-        let mut stream = serde_json::Deserializer::from_slice(rest).into_iter::<Doc<JsonProp>>();
+        let mut stream = open(pos);
         loop {
             let start = pos + skip_ws(rest, stream.byte_offset());
             if document >= super::limits::MAX_DOCUMENTS_PER_FILE && start < bytes.len() {
