@@ -38,6 +38,11 @@ pub struct Request {
     /// ConfigMap (see [`crate::constraint::Cluster`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<serde_json::Value>,
+    /// Catalogs in the namespace being resolved. At equal priority, a dependency prefers
+    /// them over every other catalog, as OLM prefers a Subscription's own namespace over the
+    /// global catalog namespace (docs/semantics.md, "Preferences").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub local_catalogs: Vec<String>,
 }
 
 /// A catalog named in a request.
@@ -72,24 +77,42 @@ pub struct Requirement {
     /// Only from this catalog.
     #[serde(default)]
     pub catalog: Option<String>,
+    /// How explanations name this requirement, e.g. `subscription operators/etcd`; without
+    /// it they say "you require …".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
+/// The name of OLM's virtual catalog of installed CSVs. An installed bundle whose `catalog`
+/// is `@existing` is never matched to a catalog bundle of the same name: it is a bundle of
+/// its own, with the properties listed for it (docs/semantics.md, "Installed state").
+pub const EXISTING_CATALOG: &str = "@existing";
+
 /// An installed bundle.
-#[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InstalledBundle {
     /// Bundle name.
     pub bundle: String,
-    /// Package name.
-    pub package: String,
-    /// Installed version.
-    pub version: crate::version::Version,
-    /// Catalog it came from, when known.
+    /// Package name: optional when a catalog has the bundle or its properties carry an
+    /// `olm.package` property.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
+    /// Installed version: optional as `package` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<crate::version::Version>,
+    /// Catalog it came from, when known; [`EXISTING_CATALOG`] for a bundle that is matched
+    /// to no catalog bundle.
     #[serde(default)]
     pub catalog: Option<String>,
-    /// Its properties (used when no catalog has the bundle any more).
+    /// Its properties (`{type, value}`), every one of which counts when no catalog has the
+    /// bundle: provided APIs and labels, package, API and label requirements, constraints.
     #[serde(default)]
     pub properties: Vec<serde_json::Value>,
+    /// It stays exactly as installed: no requirement moves it, whatever `keepInstalled`
+    /// says (OLM: a CSV that no Subscription references).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep: bool,
 }
 
 /// A request file could not be used.
@@ -309,7 +332,10 @@ cluster: {properties: [], constraints: []}
         let r = Request::parse(text).unwrap();
         assert_eq!(r.require[0].package, "etcd");
         assert_eq!(r.require[0].channel.as_deref(), Some("stable"));
-        assert_eq!(r.installed[0].version.to_string(), "0.9.2");
+        assert_eq!(
+            r.installed[0].version.as_ref().map(ToString::to_string),
+            Some("0.9.2".to_string())
+        );
         assert_eq!(r.catalogs[0].name.as_deref(), Some("community"));
     }
 

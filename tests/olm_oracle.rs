@@ -142,10 +142,10 @@ fn request(case: &Case) -> Request {
             let v = (*v as usize) % case.packages[p].len();
             Some(InstalledBundle {
                 bundle: format!("p{p}.v{v}"),
-                package: format!("p{p}"),
-                version: format!("1.{v}.0").parse().ok()?,
+                package: Some(format!("p{p}")),
+                version: Some(format!("1.{v}.0").parse().ok()?),
                 catalog: Some("main".into()),
-                properties: Vec::new(),
+                ..InstalledBundle::default()
             })
         })
         .collect();

@@ -677,6 +677,7 @@ fn request(case: &Case) -> Request {
             version_range: q.range.map(|r| r.text().parse().expect("a valid range")),
             bundle: q.pin.map(|v| bundle_name(q.package, v)),
             catalog: q.catalog.map(|c| CATALOGS[c].to_string()),
+            ..Requirement::default()
         })
         .collect();
     let installed = case
@@ -684,10 +685,10 @@ fn request(case: &Case) -> Request {
         .iter()
         .map(|&(cat, pkg, v)| InstalledBundle {
             bundle: bundle_name(pkg, v),
-            package: format!("p{pkg}"),
-            version: format!("1.{v}.0").parse().expect("a valid version"),
+            package: Some(format!("p{pkg}")),
+            version: Some(format!("1.{v}.0").parse().expect("a valid version")),
             catalog: Some(CATALOGS[cat].to_string()),
-            properties: Vec::new(),
+            ..InstalledBundle::default()
         })
         .collect();
     let constraints = case

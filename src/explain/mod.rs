@@ -122,7 +122,7 @@ fn fact_rank(nodes: &[Incompatibility<Reason>], i: usize) -> (u8, usize) {
         Some(Cause::External(Reason::RequirementCandidates { requirement, .. })) => {
             (1, *requirement)
         }
-        Some(Cause::External(Reason::KeepInstalled(_))) => (2, 0),
+        Some(Cause::External(Reason::KeepInstalled(_) | Reason::Kept(_))) => (2, 0),
         _ => (3, 0),
     }
 }

@@ -27,6 +27,7 @@ pub fn preference(p: &Preference) -> String {
         Preference::CatalogPriority(a, b) => {
             format!("its catalog has a higher priority ({a} against {b})")
         }
+        Preference::LocalCatalog => "its catalog is in the namespace being resolved".into(),
         Preference::CatalogName(a, b) => {
             format!("its catalog {a} sorts before {b} (same priority)")
         }
@@ -47,9 +48,7 @@ pub fn preference(p: &Preference) -> String {
 
 fn need(w: &Words<'_>, reason: &Reason) -> String {
     match reason {
-        Reason::RequirementCandidates { requirement, .. } => {
-            format!("you require {}", w.requirement(*requirement))
-        }
+        Reason::RequirementCandidates { requirement, .. } => w.requires(*requirement),
         Reason::Dependency {
             bundle, dependency, ..
         } => format!(
@@ -57,7 +56,9 @@ fn need(w: &Words<'_>, reason: &Reason) -> String {
             w.bundle(*bundle),
             w.dependency(dependency)
         ),
-        Reason::Injected { .. } | Reason::KeepInstalled(_) => w.reason(reason, &[]),
+        Reason::Injected { .. } | Reason::KeepInstalled(_) | Reason::Kept(_) => {
+            w.reason(reason, &[])
+        }
         other => w.reason(other, &[]),
     }
 }

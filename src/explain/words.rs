@@ -36,8 +36,29 @@ impl Words<'_> {
         let bundle = self.u.bundle(b);
         if self.u.is_installed(b) {
             format!("{} (installed)", bundle.name)
+        } else if self
+            .u
+            .installed
+            .iter()
+            .any(|i| self.u.bundle(*i).name == bundle.name)
+        {
+            // An installed bundle in no catalog may share the name: say which one this is.
+            format!(
+                "{} from catalog {}",
+                bundle.name,
+                self.u.catalog_name(bundle.catalog)
+            )
         } else {
             bundle.name.clone()
+        }
+    }
+
+    /// Who states requirement `r` and what it asks, as a clause: "you require package etcd"
+    /// or, for a named requirement, "subscription etcd requires package etcd".
+    pub fn requires(&self, r: usize) -> String {
+        match self.request.require.get(r).and_then(|q| q.name.as_deref()) {
+            Some(name) => format!("{name} requires {}", self.requirement(r)),
+            None => format!("you require {}", self.requirement(r)),
         }
     }
 
@@ -64,11 +85,21 @@ impl Words<'_> {
 
     pub fn subject(&self, v: crate::solver::Var) -> String {
         match self.subjects.get(v.0 as usize) {
-            Some(Subject::Bundle(b)) => self.bundle(*b),
-            Some(Subject::Requirement(r)) => {
-                format!("your requirement of {}", self.requirement(*r))
-            }
+            Some(s) => self.subject_of(*s),
             None => format!("variable {}", v.0),
+        }
+    }
+
+    /// A bundle, or a requirement by its name ("your requirement of …" when it has none).
+    fn subject_of(&self, s: Subject) -> String {
+        match s {
+            Subject::Bundle(b) => self.bundle(b),
+            Subject::Requirement(r) => {
+                match self.request.require.get(r).and_then(|q| q.name.as_deref()) {
+                    Some(name) => name.to_string(),
+                    None => format!("your requirement of {}", self.requirement(r)),
+                }
+            }
         }
     }
 
@@ -78,7 +109,7 @@ impl Words<'_> {
         let mut on = Vec::new();
         for t in terms.iter().filter(|t| t.selected) {
             match self.subjects.get(t.var.0 as usize) {
-                Some(Subject::Requirement(r)) => reqs.push(self.requirement(*r)),
+                Some(Subject::Requirement(r)) => reqs.push(*r),
                 _ => on.push(self.subject(t.var)),
             }
         }
@@ -88,34 +119,70 @@ impl Words<'_> {
             .map(|t| self.subject(t.var))
             .collect();
         let need = |who: String| format!("if {who}, then {} must be installed", list(&off, "or"));
-        match (reqs.is_empty(), on.len(), off.is_empty()) {
-            (true, 0, true) => "no resolution exists".to_string(),
-            (true, 1, true) => format!("{} cannot be installed", list(&on, "and")),
-            (true, _, true) => format!("{} cannot be installed together", list(&on, "and")),
-            (false, 0, true) if reqs.len() == 1 => {
+        if reqs.is_empty() {
+            return match (on.len(), off.is_empty()) {
+                (0, true) => "no resolution exists".to_string(),
+                (1, true) => format!("{} cannot be installed", list(&on, "and")),
+                (_, true) => format!("{} cannot be installed together", list(&on, "and")),
+                (0, false) => format!("one of {} must be installed", list(&off, "or")),
+                (n, false) => need(format!("{} {} installed", list(&on, "and"), be(n))),
+            };
+        }
+        let named = reqs.iter().any(|r| {
+            self.request
+                .require
+                .get(*r)
+                .is_some_and(|q| q.name.is_some())
+        });
+        if named {
+            return self.named_terms(&reqs, &on, &off);
+        }
+        let reqs: Vec<String> = reqs.iter().map(|r| self.requirement(*r)).collect();
+        match (on.len(), off.is_empty()) {
+            (0, true) if reqs.len() == 1 => {
                 format!("the requirement of {} cannot be met", list(&reqs, "and"))
             }
-            (false, 0, true) => format!(
+            (0, true) => format!(
                 "the requirements of {} cannot all be met",
                 list(&reqs, "and")
             ),
-            (false, _, true) => format!(
+            (_, true) => format!(
                 "{} cannot be installed while you require {}",
                 list(&on, "and"),
                 list(&reqs, "and")
             ),
-            (true, 0, false) => format!("one of {} must be installed", list(&off, "or")),
-            (true, n, false) => need(format!(
-                "{} {} installed",
-                list(&on, "and"),
-                if n == 1 { "is" } else { "are" }
-            )),
-            (false, 0, false) => need(format!("you require {}", list(&reqs, "and"))),
-            (false, _, false) => need(format!(
+            (0, false) => need(format!("you require {}", list(&reqs, "and"))),
+            (_, false) => need(format!(
                 "{} {} installed and you require {}",
                 list(&on, "and"),
                 be(on.len()),
                 list(&reqs, "and")
+            )),
+        }
+    }
+
+    /// [`Words::terms`] when requirements carry names ("subscription etcd").
+    fn named_terms(&self, reqs: &[usize], on: &[String], off: &[String]) -> String {
+        let names: Vec<String> = reqs
+            .iter()
+            .map(|r| self.subject_of(Subject::Requirement(*r)))
+            .collect();
+        let them = list(&names, "and");
+        let need = |who: String| format!("if {who}, then {} must be installed", list(off, "or"));
+        match (on.len(), off.is_empty()) {
+            (0, true) if names.len() == 1 => format!("{them} cannot be satisfied"),
+            (0, true) => format!("{them} cannot all be satisfied"),
+            (_, true) => format!(
+                "{} cannot be installed while {them} {} to be satisfied",
+                list(on, "and"),
+                be(names.len())
+            ),
+            (0, false) => need(format!("{them} {} to be satisfied", be(names.len()))),
+            (_, false) => need(format!(
+                "{} {} installed and {them} {} to be satisfied",
+                list(on, "and"),
+                be(on.len()),
+                be(names.len())
             )),
         }
     }
@@ -188,6 +255,12 @@ impl Words<'_> {
         let q = self.request.require.get(r)?;
         let set = &*self.u.set;
         let Some(p) = set.package_id(&q.package) else {
+            if self.u.package_id(&q.package).is_some() {
+                return Some(format!(
+                    "no catalog has a package named {} any more (only an installed bundle has it)",
+                    q.package
+                ));
+            }
             return Some(format!("no catalog has a package named {}", q.package));
         };
         if set.bundles_of(p).is_empty() {
@@ -258,7 +331,7 @@ impl Words<'_> {
             .map(|t| self.subject(t.var))
             .collect();
         match reason {
-            Reason::Required(r) => format!("you require {}", self.requirement(*r)),
+            Reason::Required(r) => self.requires(*r),
             Reason::RequirementCandidates {
                 requirement,
                 rejected,
@@ -310,6 +383,10 @@ impl Words<'_> {
                     self.u.bundle(*b).name
                 )
             }
+            Reason::Kept(b) => format!(
+                "the installed bundle {} must stay as it is: nothing refers to it as the bundle to move",
+                self.u.bundle(*b).name
+            ),
         }
     }
 

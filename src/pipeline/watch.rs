@@ -17,8 +17,8 @@ fn installed_version(request: &Request, package: &str) -> Option<String> {
     request
         .installed
         .iter()
-        .find(|i| i.package == package)
-        .map(|i| i.version.to_string())
+        .find(|i| i.package.as_deref() == Some(package))
+        .and_then(|i| i.version.as_ref().map(ToString::to_string))
 }
 
 fn describe(s: &Selected, request: &Request) -> String {

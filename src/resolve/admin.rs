@@ -123,8 +123,13 @@ fn apply(
         }
         for i in installed {
             let hit = removed.iter().any(|b| {
-                set.bundle(*b)
-                    .is_some_and(|x| x.name == i.bundle && set.package_name(x.package) == i.package)
+                set.bundle(*b).is_some_and(|x| {
+                    x.name == i.bundle
+                        && i.catalog.as_deref() != Some(crate::request::EXISTING_CATALOG)
+                        && i.package
+                            .as_deref()
+                            .is_none_or(|p| set.package_name(x.package) == p)
+                })
             });
             if hit {
                 out.warnings.push(format!(

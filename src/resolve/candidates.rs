@@ -37,6 +37,8 @@ pub enum Preference {
     SameCatalog,
     /// Its catalog has a higher priority (this one's, the other's).
     CatalogPriority(i32, i32),
+    /// Its catalog is in the namespace being resolved (the request's `localCatalogs`).
+    LocalCatalog,
     /// Its catalog's name sorts first (this one's, the other's).
     CatalogName(String, String),
     /// It is in its package's default channel.
@@ -72,6 +74,7 @@ enum Tag {
     Installed,
     SameCatalog,
     Priority,
+    Local,
     CatalogName,
     Default,
     PackageName,
@@ -102,10 +105,12 @@ pub fn reported_channel<'a>(d: &'a Derived, b: BundleId, only: Option<&str>) -> 
 }
 
 /// The key of `b` in a list of `kind`, part by part (SEMANTICS.md §5):
-/// - dependency: installed, own catalog, priority, catalog name, default channel, package,
-///   channel, distance from head, newer version, name;
-/// - install: priority, catalog name, default (or given) channel, channel, distance, version;
-/// - upgrade: priority, catalog name, default channel, distance, channel, version.
+/// - dependency: installed, own catalog, priority, local catalog, catalog name, default
+///   channel, package, channel, distance from head, newer version, name;
+/// - install: priority, local catalog, catalog name, default (or given) channel, channel,
+///   distance, version;
+/// - upgrade: priority, local catalog, catalog name, default channel, distance, channel,
+///   version.
 fn key<'a>(
     u: &'a Universe,
     d: &'a Derived,
@@ -133,6 +138,7 @@ fn key<'a>(
         Tag::Priority,
         Part::Priority(Reverse(u.catalog_priority(bundle.catalog))),
     ));
+    k.push((Tag::Local, Part::Flag(!u.is_local(b))));
     k.push((Tag::CatalogName, Part::Text(u.catalog_name(bundle.catalog))));
     k.push((Tag::Default, Part::Flag(not_default)));
     let (channel, distance) = (Part::Text(ch), Part::Number(dist));
@@ -294,6 +300,7 @@ pub fn preference(
         Tag::Installed => Preference::Installed,
         Tag::SameCatalog => Preference::SameCatalog,
         Tag::Priority => Preference::CatalogPriority(prio(&pa), prio(&pb)),
+        Tag::Local => Preference::LocalCatalog,
         Tag::CatalogName => Preference::CatalogName(text(&pa), text(&pb)),
         Tag::Default => Preference::DefaultChannel,
         Tag::PackageName => Preference::PackageName,

@@ -123,10 +123,16 @@ pub fn check(u: &Universe, request: &Request, selected: &[BundleId]) -> Result<(
             }
         }
     }
+    let chosen: FxHashSet<BundleId> = selected.iter().copied().collect();
+    if let Some(&i) = u.kept.iter().find(|i| !chosen.contains(i)) {
+        return Err(Violation(format!(
+            "{} is kept and must stay installed",
+            name(i)
+        )));
+    }
     if request.keep_installed {
         // Installed bundles of required packages may move (requirements checked above); the
         // others stay exactly (SEMANTICS.md §7).
-        let chosen: FxHashSet<BundleId> = selected.iter().copied().collect();
         for &i in &u.installed {
             let required = request
                 .require
@@ -166,7 +172,7 @@ fn satisfies(u: &Universe, ch: &Channels, q: &Requirement, b: BundleId) -> bool 
         .installed
         .iter()
         .copied()
-        .find(|i| u.package_of(*i) == bundle.package);
+        .find(|i| u.package_of(*i) == bundle.package && !u.is_kept(*i));
     match installed {
         Some(i) if fits(u, q, i) => i == b || (on_channel && is_successor(u, i, b)),
         _ => on_channel,
@@ -176,9 +182,11 @@ fn satisfies(u: &Universe, ch: &Channels, q: &Requirement, b: BundleId) -> bool 
 /// Does the installed bundle still fit the requirement (channel aside)?
 fn fits(u: &Universe, q: &Requirement, i: BundleId) -> bool {
     let b = u.bundle(i);
-    q.catalog
-        .as_deref()
-        .is_none_or(|c| u.catalog_name(b.catalog) == c)
+    // An installed bundle in no catalog is in no other catalog either.
+    (u.installed_only_properties(i).is_some()
+        || q.catalog
+            .as_deref()
+            .is_none_or(|c| u.catalog_name(b.catalog) == c))
         && q.version_range
             .as_ref()
             .is_none_or(|r| r.matches(&b.version))
@@ -288,8 +296,16 @@ fn check_dependencies(
         let ok = selection.usable.iter().any(|&x| {
             let xb = u.bundle(x);
             let props = bundle_properties(xb, &u.set);
-            c.test(&CandidateView::of_bundle(xb, &u.set, &props))
-                .is_match()
+            let view = match u.installed_only_properties(x) {
+                Some(declared) => CandidateView {
+                    package: u.package_name(xb.package),
+                    version: &xb.version,
+                    provides: xb.provides.iter().filter_map(|g| u.gvk(*g)).collect(),
+                    properties: declared,
+                },
+                None => CandidateView::of_bundle(xb, &u.set, &props),
+            };
+            c.test(&view).is_match()
         });
         if !ok {
             return Err(Violation(format!("{} needs {}", bundle.name, c.describe())));

@@ -98,7 +98,7 @@ impl ConstraintMatches {
 /// matches, or an API it serves).
 pub fn cluster_satisfies(
     cluster: &Cluster,
-    set: &CatalogSet,
+    u: &super::Universe,
     b: &crate::catalog::Bundle,
     d: u32,
 ) -> bool {
@@ -110,7 +110,7 @@ pub fn cluster_satisfies(
         return b
             .requires_gvks
             .get((d - gvks) as usize)
-            .and_then(|g| set.gvk(*g))
+            .and_then(|g| u.gvk(*g))
             .is_some_and(|g| served.contains(g));
     }
     if d >= constraints {

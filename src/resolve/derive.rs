@@ -243,6 +243,8 @@ pub fn run<'a>(
         rt.extend(req.catalog.map(|x| RequirementCatalog(r, x)));
     }
     rt.extend(u.installed.iter().map(|b| Installed(*b)));
+    rt.extend(u.kept.iter().map(|b| Kept(*b)));
+    rt.extend(u.installed_only().iter().map(|b| InNoCatalog(b.id)));
     rt.extend(adjust.removed.iter().map(|(b, i)| Removed(*b, *i)));
     rt.extend(adjust.required.iter().map(|(b, _)| Seeded(*b)));
     for ((a, d), bs) in matches
@@ -317,7 +319,7 @@ fn load_bundle<'a>(
     rt.extend(b.labels.iter().map(|l| ProvidesLabel(b.id, l)));
     let mut d = 0u32;
     for req in &b.requires_packages {
-        if let Some(p) = u.set.package_id(&req.package) {
+        if let Some(p) = u.package_id(&req.package) {
             rt.extend([RequiresPackage(b.id, d, p, &req.range)]);
         }
         d += 1;

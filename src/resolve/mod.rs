@@ -8,6 +8,7 @@ mod check;
 mod constraints;
 mod derive;
 pub mod hints;
+mod installed;
 pub mod plan;
 mod problem;
 mod reach;
@@ -161,6 +162,7 @@ impl Prepared {
         let lock = || self.constraints.lock().unwrap_or_else(|e| e.into_inner());
         let mut snap = lock().0.clone();
         loop {
+            installed::add_matches(u, &mut snap);
             let reach = reach::reachable(u, required, adjust, &snap);
             let missing: Vec<BundleId> = reach
                 .iter()
@@ -195,7 +197,7 @@ impl Prepared {
         universe.notes = adjust.warnings.clone();
         universe.cluster = cluster.cloned();
         check_channels(&self.set, &self.orders, &request)?;
-        let facts = requirement_facts(&self.set, &request);
+        let facts = requirement_facts(&universe, &request);
         let required: Vec<crate::catalog::PackageId> =
             facts.iter().filter_map(|r| r.package).collect();
         let matches = &self.constraint_matches(&universe, &required, adjust);
@@ -215,12 +217,13 @@ impl Prepared {
     }
 }
 
-fn requirement_facts<'r>(set: &CatalogSet, request: &'r Request) -> Vec<RequirementFacts<'r>> {
+fn requirement_facts<'r>(u: &Universe, request: &'r Request) -> Vec<RequirementFacts<'r>> {
+    let set = &u.set;
     request
         .require
         .iter()
         .map(|q| RequirementFacts {
-            package: set.package_id(&q.package),
+            package: u.package_id(&q.package),
             channel: q.channel.as_deref(),
             range: q.version_range.as_ref(),
             pin: q.bundle.as_deref(),

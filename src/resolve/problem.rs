@@ -71,8 +71,12 @@ pub fn build(u: &Universe, d: &Derived, request: &Request, cx: &Context<'_>) -> 
         let required = request
             .require
             .iter()
-            .any(|q| Some(u.package_of(i)) == u.set.package_id(&q.package));
-        if request.keep_installed && !required {
+            .any(|q| Some(u.package_of(i)) == u.package_id(&q.package));
+        if u.is_kept(i) {
+            b.built
+                .problem
+                .add(iv, Constraint::Mandatory, Reason::Kept(i));
+        } else if request.keep_installed && !required {
             b.built
                 .problem
                 .add(iv, Constraint::Mandatory, Reason::KeepInstalled(i));
@@ -191,7 +195,7 @@ impl Builder<'_, '_> {
         let Some(p) = request
             .require
             .get(r)
-            .and_then(|q| self.u.set.package_id(&q.package))
+            .and_then(|q| self.u.package_id(&q.package))
         else {
             return;
         };
@@ -245,7 +249,7 @@ impl Builder<'_, '_> {
             let by_cluster = self
                 .cx
                 .cluster
-                .is_some_and(|c| cluster_satisfies(c, &self.u.set, bd, i as u32));
+                .is_some_and(|c| cluster_satisfies(c, self.u, bd, i as u32));
             if by_cluster {
                 continue;
             }

@@ -43,10 +43,10 @@ pub fn reachable(
             queue.extend(
                 bd.requires_packages
                     .iter()
-                    .filter_map(|r| u.set.package_id(&r.package)),
+                    .filter_map(|r| u.package_id(&r.package)),
             );
             for g in &bd.requires_gvks {
-                queue.extend(u.set.providers(*g).iter().map(|x| u.package_of(*x)));
+                queue.extend(u.providers(*g).iter().map(|x| u.package_of(*x)));
             }
             if !bd.requires_labels.is_empty() && !labels_done {
                 // Rare: every package with a label joins once.

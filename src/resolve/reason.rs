@@ -69,6 +69,9 @@ pub enum Reason {
     OnePerGvk(GvkId),
     /// `keepInstalled: true` keeps this installed bundle.
     KeepInstalled(BundleId),
+    /// This installed bundle is marked `keep`: it stays exactly as it is (OLM: a CSV that no
+    /// Subscription references).
+    Kept(BundleId),
     /// Rule number `rule` of [`super::Universe::rules`] (a static variable) makes this
     /// bundle mandatory.
     Injected {
