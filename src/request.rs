@@ -40,7 +40,7 @@ pub struct Request {
     pub cluster: Option<serde_json::Value>,
     /// Catalogs in the namespace being resolved. At equal priority, a dependency prefers
     /// them over every other catalog, as OLM prefers a Subscription's own namespace over the
-    /// global catalog namespace (docs/semantics.md, "Preferences").
+    /// global catalog namespace (docs/semantics.md §5.1).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub local_catalogs: Vec<String>,
 }
@@ -85,7 +85,7 @@ pub struct Requirement {
 
 /// The name of OLM's virtual catalog of installed CSVs. An installed bundle whose `catalog`
 /// is `@existing` is never matched to a catalog bundle of the same name: it is a bundle of
-/// its own, with the properties listed for it (docs/semantics.md, "Installed state").
+/// its own, with the properties listed for it (docs/semantics.md §7).
 pub const EXISTING_CATALOG: &str = "@existing";
 
 /// An installed bundle.

@@ -1,5 +1,5 @@
-//! Oracle property test of the generic solver (`deppy::solver`, SEMANTICS.md §5 and §8) on
-//! random problems of up to 10 variables, against an oracle that shares no code with deppy:
+//! Oracle property test of the generic solver (`deppy::solver`, docs/semantics.md §5.3 and
+//! §8) on random problems of up to 10 variables, against an oracle that shares no code with deppy:
 //!
 //! * every selection of the variables is tried (bit masks), so the oracle knows whether a
 //!   valid selection exists: deppy resolves iff one does;
@@ -96,7 +96,7 @@ fn valid_masks(p: &P) -> Vec<u32> {
         .collect()
 }
 
-/// SEMANTICS.md §5: mandatory variables in entry order, then dependencies breadth-first; a
+/// docs/semantics.md §5.3: mandatory variables in entry order, then dependencies breadth-first; a
 /// dependency already met pulls in nothing, else its first candidate some valid selection
 /// extends. None when no valid selection exists.
 fn greedy(p: &P, valid: &[u32]) -> Option<Vec<Var>> {

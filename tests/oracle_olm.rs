@@ -11,7 +11,8 @@
 //! or channel that does not exist), installed bundles, `keepInstalled`, admin constraints
 //! (conflict, require, every prohibit form) and sometimes a cluster that serves an API.
 //!
-//! The model (below, from SEMANTICS.md §2, §4, §6, §7) says which selections are valid. Then:
+//! The model (below, from docs/semantics.md §2, §4, §6, §7) says which selections are valid.
+//! Then:
 //! * deppy resolves iff some subset of the bundles is valid (all subsets are tried);
 //! * a resolved answer is valid in the model and passes deppy's independent checker
 //!   (`deppy::resolve::check`);
@@ -453,8 +454,8 @@ impl<'c> Model<'c> {
     fn selectable(&self, b: B) -> bool {
         self.usable(b) || (self.pinned(b) && !self.spec(b).deprecated && !self.removed(b))
     }
-    /// Does `b` meet requirement `q` (SEMANTICS §7: an installed bundle that still fits moves
-    /// one upgrade edge at most)?
+    /// Does `b` meet requirement `q` (docs/semantics.md §7: an installed bundle that still fits
+    /// moves one upgrade edge at most)?
     fn meets(&self, q: &Req, b: B) -> bool {
         let spec = &self.case.packages[b.pkg];
         let fits = |x: B| {

@@ -1,17 +1,19 @@
-//! The examples README.md gives for the constraint language parse as documented.
+//! The examples the docs give for the constraint language (docs/constraints.md) and the
+//! request file (docs/cli.md) parse as documented.
 
 use deppy::constraint::{AdminEntry, CelCache, Constraint, Limits};
 use deppy::request::Request;
 
-fn readme() -> String {
-    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README")
+fn doc(name: &str) -> String {
+    let path = format!("{}/docs/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// The first ```yaml block after `marker`.
 fn block_after(text: &str, marker: &str) -> String {
     let start = text
         .find(marker)
-        .unwrap_or_else(|| panic!("README lacks {marker:?}"));
+        .unwrap_or_else(|| panic!("the doc lacks {marker:?}"));
     let rest = &text[start..];
     let open = rest.find("```yaml\n").expect("a yaml block") + 8;
     let close = rest[open..].find("```").expect("block end");
@@ -20,7 +22,7 @@ fn block_after(text: &str, marker: &str) -> String {
 
 #[test]
 fn every_constraint_kind_example_parses() {
-    let yaml = block_after(&readme(), "One example per kind");
+    let yaml = block_after(&doc("constraints.md"), "One example per kind");
     let props: Vec<serde_json::Value> = serde_saphyr::from_str(&yaml).expect("yaml list");
     assert_eq!(props.len(), 7, "one example per kind and the alias form");
     let mut cache = CelCache::new();
@@ -33,14 +35,13 @@ fn every_constraint_kind_example_parses() {
 
 #[test]
 fn admin_and_request_examples_parse() {
-    let text = readme();
-    let yaml = block_after(&text, "**Admin constraints** (request");
+    let yaml = block_after(&doc("constraints.md"), "**Admin constraints** (request");
     let list: Vec<serde_json::Value> =
         serde_saphyr::from_str(&yaml.replace("constraints:\n", "")).expect("yaml list");
     let mut cache = CelCache::new();
     let entries = AdminEntry::list_from_values(&list, &Limits::default(), &mut cache);
     assert_eq!(entries.map(|e| e.len()).ok(), Some(6));
-    let request = block_after(&text, "### Request file");
+    let request = block_after(&doc("cli.md"), "### Request file");
     assert!(
         Request::parse(&request).is_ok(),
         "{:?}",

@@ -127,7 +127,8 @@ const SMALL_STACK: usize = 256 << 10;
 
 /// A 10,000-level dependency chain resolves on a 256 KiB stack: loading, reachability,
 /// Datalog, the solver, the checker, the report (text and JSON), why, why-not, the plan and
-/// the picture. (The 100,000-level chain through the release binary: see the README.)
+/// the picture. (The 100,000-level chain through the release binary: see "Resource bounds"
+/// in docs/reliability.md.)
 #[test]
 fn deep_dependency_chain_resolves_without_recursion() {
     let dir = tempfile::tempdir().expect("tempdir");

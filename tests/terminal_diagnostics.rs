@@ -154,13 +154,13 @@ fn errors_without_a_file_stay_one_line() {
 }
 
 #[test]
-fn readme_example_is_real_output() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
-    let section = readme
+fn cli_doc_example_is_real_output() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md"))
+        .expect("docs/cli.md");
+    let section = doc
         .split_once("### Terminal output")
         .map(|(_, rest)| rest)
-        .expect("README has a Terminal output section");
+        .expect("docs/cli.md has a Terminal output section");
     let block = section
         .split_once("```\n")
         .and_then(|(_, rest)| rest.split_once("```"))

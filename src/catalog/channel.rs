@@ -1,5 +1,5 @@
-//! A channel's upgrade graph (OLM semantics, SEMANTICS §4): the head, the `replaces` order
-//! with skipped entries dropped, each entry's distance from the head, and the upgrade edges
+//! A channel's upgrade graph (OLM semantics, docs/semantics.md §4): the head, the `replaces`
+//! order with skipped entries dropped, each entry's distance from the head, and the upgrade edges
 //! out of an installed bundle. Built on demand, so a malformed channel is only an error for
 //! the requests that use it. Everything is iterative: a 100,000-entry chain is fine.
 

@@ -2,6 +2,7 @@
 //! (in parallel across files), and merging several catalogs into one [`CatalogSet`].
 
 mod assemble;
+mod bundle_props;
 mod cache;
 mod convert;
 mod docs;

@@ -1,5 +1,6 @@
-//! Admin constraints (a request's `constraints:` list, SEMANTICS §6): a constraint in the
-//! `olm.constraint` form plus `action: require | conflict`, or a convenience `prohibit` form.
+//! Admin constraints (a request's `constraints:` list, docs/semantics.md §6.2): a constraint
+//! in the `olm.constraint` form plus `action: require | conflict`, or a convenience `prohibit`
+//! form.
 //!
 //! ```yaml
 //! constraints:

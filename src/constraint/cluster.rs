@@ -1,5 +1,5 @@
-//! The cluster node (SEMANTICS §6): properties it carries (`olm.kubeversion`, `olm.gvk` for
-//! built-in APIs, ...) and runtime constraints that apply to every candidate.
+//! The cluster node (docs/semantics.md §6.3): properties it carries (`olm.kubeversion`,
+//! `olm.gvk` for built-in APIs, ...) and runtime constraints that apply to every candidate.
 //!
 //! Two spellings are accepted. The request's `cluster:` value:
 //!

@@ -1,6 +1,6 @@
 //! The `olm.constraint` language: parsing, CEL, and testing one predicate against one bundle.
 //!
-//! A [`Constraint`] is ONE predicate tested against a SINGLE candidate (SEMANTICS §2):
+//! A [`Constraint`] is ONE predicate tested against a SINGLE candidate (docs/semantics.md §2.3):
 //! `all{package foo >=1, gvk G}` needs one bundle that is in foo >=1 AND provides G; `not`
 //! matches bundles that satisfy none of its children and never forbids anything globally.
 //!

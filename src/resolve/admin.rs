@@ -1,6 +1,6 @@
 //! Admin constraints (a request's `constraints:`) and cluster runtime constraints as
-//! adjustments: the candidates each removes, with the rule that removed them (SEMANTICS.md
-//! §6). Installed bundles are exempt; the answer warns about each one that violates a rule.
+//! adjustments: the candidates each removes, with the rule that removed them (docs/semantics.md
+//! §6.2, §6.3). Installed bundles are exempt; the answer warns about each one that violates a rule.
 
 use rustc_hash::FxHashSet;
 

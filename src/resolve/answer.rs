@@ -1,5 +1,5 @@
 //! The answer: for each package, install, upgrade (from, to, by which edge), keep, or no
-//! longer needed (SEMANTICS.md §7).
+//! longer needed (docs/semantics.md §7).
 
 use crate::request::Request;
 use crate::solver::Var;

@@ -1,5 +1,5 @@
-//! Ordered candidate lists (SEMANTICS.md §5), built from the derived preference facts. Each
-//! list kind orders by a sequence of named key parts; the same parts say why one candidate
+//! Ordered candidate lists (docs/semantics.md §5.1), built from the derived preference facts.
+//! Each list kind orders by a sequence of named key parts; the same parts say why one candidate
 //! comes before another ([`preference`]). A bundle a static variable prefers comes first in
 //! every list it is in.
 
@@ -104,7 +104,7 @@ pub fn reported_channel<'a>(d: &'a Derived, b: BundleId, only: Option<&str>) -> 
     (dist != u32::MAX).then_some(ch)
 }
 
-/// The key of `b` in a list of `kind`, part by part (SEMANTICS.md §5):
+/// The key of `b` in a list of `kind`, part by part (docs/semantics.md §5.1):
 /// - dependency: installed, own catalog, priority, local catalog, catalog name, default
 ///   channel, package, channel, distance from head, newer version, name;
 /// - install: priority, local catalog, catalog name, default (or given) channel, channel,

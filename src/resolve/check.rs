@@ -1,4 +1,4 @@
-//! An independent checker: does a selection satisfy every rule of SEMANTICS.md §2, §4, §6
+//! An independent checker: does a selection satisfy every rule of docs/semantics.md §2, §4, §6
 //! and §7? It recomputes everything from the catalog (no Datalog, no solver), so tests and
 //! debug builds can hold each answer against it.
 
@@ -132,7 +132,7 @@ pub fn check(u: &Universe, request: &Request, selected: &[BundleId]) -> Result<(
     }
     if request.keep_installed {
         // Installed bundles of required packages may move (requirements checked above); the
-        // others stay exactly (SEMANTICS.md §7).
+        // others stay exactly (docs/semantics.md §7).
         for &i in &u.installed {
             let required = request
                 .require

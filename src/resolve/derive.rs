@@ -40,7 +40,7 @@ pub enum Mismatch {
     NotPinned,
 }
 
-/// An upgrade edge kind (SEMANTICS.md §4).
+/// An upgrade edge kind (docs/semantics.md §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Edge {

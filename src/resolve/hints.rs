@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::catalog::{CatalogSet, CatalogSource, LoadOptions};
-use crate::request::Request;
+use crate::request::{Request, Requirement};
 
 use super::{Outcome, Resolver};
 
@@ -71,55 +71,52 @@ pub struct Hint {
     pub selects: Vec<String>,
 }
 
+/// `request` changed by `edit`.
+fn changed(request: &Request, edit: impl FnOnce(&mut Request)) -> Request {
+    let mut r = request.clone();
+    edit(&mut r);
+    r
+}
+
+/// `request` with requirement `i` changed by `edit`.
+fn with_requirement(request: &Request, i: usize, edit: impl FnOnce(&mut Requirement)) -> Request {
+    changed(request, |r| {
+        if let Some(q) = r.require.get_mut(i) {
+            edit(q);
+        }
+    })
+}
+
+/// The single changes to try, in the order their hints are listed: per requirement (its
+/// range, pin, catalog, then every other channel), then each admin constraint, each cluster
+/// constraint, and `keepInstalled`.
 fn candidates(set: &CatalogSet, request: &Request) -> Vec<(Change, Request)> {
     let mut out = Vec::new();
-    let with = |f: &dyn Fn(&mut Request)| {
-        let mut r = request.clone();
-        f(&mut r);
-        r
-    };
     for (i, q) in request.require.iter().enumerate() {
         if let Some(range) = &q.version_range {
+            let range = range.raw().to_string();
             let change = Change::DropRange {
                 requirement: i,
-                range: range.raw().to_string(),
+                range,
             };
             out.push((
                 change,
-                with(&|r| {
-                    if let Some(q) = r.require.get_mut(i) {
-                        q.version_range = None;
-                    }
-                }),
+                with_requirement(request, i, |q| q.version_range = None),
             ));
         }
-        if let Some(b) = &q.bundle {
+        if let Some(bundle) = &q.bundle {
             let change = Change::DropPin {
                 requirement: i,
-                bundle: b.clone(),
+                bundle: bundle.clone(),
             };
-            out.push((
-                change,
-                with(&|r| {
-                    if let Some(q) = r.require.get_mut(i) {
-                        q.bundle = None;
-                    }
-                }),
-            ));
+            out.push((change, with_requirement(request, i, |q| q.bundle = None)));
         }
-        if let Some(c) = &q.catalog {
+        if let Some(catalog) = &q.catalog {
             let change = Change::DropCatalog {
                 requirement: i,
-                catalog: c.clone(),
+                catalog: catalog.clone(),
             };
-            out.push((
-                change,
-                with(&|r| {
-                    if let Some(q) = r.require.get_mut(i) {
-                        q.catalog = None;
-                    }
-                }),
-            ));
+            out.push((change, with_requirement(request, i, |q| q.catalog = None)));
         }
         if let (Some(current), Some(p)) = (&q.channel, set.package_id(&q.package)) {
             let mut channels: Vec<&str> = set
@@ -134,25 +131,17 @@ fn candidates(set: &CatalogSet, request: &Request) -> Vec<(Change, Request)> {
                     requirement: i,
                     channel: ch.to_string(),
                 };
-                out.push((
-                    change,
-                    with(&|r| {
-                        if let Some(q) = r.require.get_mut(i) {
-                            q.channel = Some(ch.to_string());
-                        }
-                    }),
-                ));
+                let edit = |q: &mut Requirement| q.channel = Some(ch.to_string());
+                out.push((change, with_requirement(request, i, edit)));
             }
         }
     }
     for i in 0..request.constraints.len() {
         let change = Change::RemoveAdminConstraint { index: i };
-        out.push((
-            change,
-            with(&|r| {
-                r.constraints.remove(i);
-            }),
-        ));
+        let edit = |r: &mut Request| {
+            r.constraints.remove(i);
+        };
+        out.push((change, changed(request, edit)));
     }
     let cluster_constraints = request
         .cluster
@@ -162,25 +151,21 @@ fn candidates(set: &CatalogSet, request: &Request) -> Vec<(Change, Request)> {
         .map_or(0, Vec::len);
     for i in 0..cluster_constraints {
         let change = Change::RemoveClusterConstraint { index: i };
-        out.push((
-            change,
-            with(&|r| {
-                if let Some(list) = r
-                    .cluster
-                    .as_mut()
-                    .and_then(|c| c.get_mut("constraints"))
-                    .and_then(|c| c.as_array_mut())
-                {
-                    list.remove(i);
-                }
-            }),
-        ));
+        let edit = |r: &mut Request| {
+            if let Some(list) = r
+                .cluster
+                .as_mut()
+                .and_then(|c| c.get_mut("constraints"))
+                .and_then(|c| c.as_array_mut())
+            {
+                list.remove(i);
+            }
+        };
+        out.push((change, changed(request, edit)));
     }
     if request.keep_installed {
-        out.push((
-            Change::DropKeepInstalled,
-            with(&|r| r.keep_installed = false),
-        ));
+        let edit = |r: &mut Request| r.keep_installed = false;
+        out.push((Change::DropKeepInstalled, changed(request, edit)));
     }
     out
 }

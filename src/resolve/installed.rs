@@ -1,6 +1,5 @@
 //! Installed bundles that no catalog has (OLM's `@existing` catalog): every property the
-//! request lists for them counts, wherever the bundle came from (docs/semantics.md,
-//! "Installed state").
+//! request lists for them counts, wherever the bundle came from (docs/semantics.md §7).
 
 use serde_json::Value;
 

@@ -1,6 +1,6 @@
 //! Turns derived candidates into a solver problem: one variable per requirement and per
 //! reached bundle, Dependency constraints in preference order, at-most-one per package and
-//! per API (SEMANTICS.md §5–§7).
+//! per API (docs/semantics.md §5–§7).
 
 use rustc_hash::FxHashMap;
 
@@ -281,8 +281,8 @@ impl Builder<'_, '_> {
     }
 }
 
-/// The global constraints (SEMANTICS.md §6): at most one selected bundle per package and
-/// per API, over the bundles `built` has variables for, in variable order.
+/// The global constraints (docs/semantics.md §6.1): at most one selected bundle per package
+/// and per API, over the bundles `built` has variables for, in variable order.
 pub fn global_constraints(u: &Universe, built: &Built) -> Vec<Entry<Reason>> {
     let mut by_package: FxHashMap<PackageId, Vec<Var>> = FxHashMap::default();
     let mut by_gvk: FxHashMap<GvkId, Vec<Var>> = FxHashMap::default();

@@ -1,5 +1,5 @@
 //! A CDCL solver with the search order of the Deppy design: explainable failures as
-//! derivation trees, and answers that follow preference order (SEMANTICS.md §5, §8).
+//! derivation trees, and answers that follow preference order (docs/semantics.md §5.3, §8).
 //!
 //! ```
 //! use deppy::solver::{Constraint, Problem, solve, SolveOptions};

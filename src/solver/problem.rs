@@ -1,4 +1,4 @@
-//! The generic solver model of the Deppy design (SEMANTICS.md §8): variables carrying
+//! The generic solver model of the Deppy design (docs/semantics.md §8): variables carrying
 //! Mandatory, Prohibited, Dependency, Conflict and AtMost constraints, each with a label the
 //! caller uses to explain it.
 

@@ -1,4 +1,4 @@
-//! The search order of SEMANTICS.md §5: mandatory variables first, then dependencies
+//! The search order of docs/semantics.md §5.3: mandatory variables first, then dependencies
 //! breadth-first in the order they were added. A dependency already satisfied by a *selected*
 //! variable (not one merely implied) pulls in nothing new; otherwise its first candidate not
 //! yet ruled out is tried. The CDCL engine rules candidates out, so the answer is the one a

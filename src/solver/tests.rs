@@ -1,4 +1,4 @@
-//! Solver tests: Deppy's own table (SEMANTICS.md §8) and a brute-force oracle.
+//! Solver tests: Deppy's own table (docs/semantics.md §8) and a brute-force oracle.
 
 use super::*;
 use proptest::prelude::*;
@@ -136,7 +136,7 @@ fn extendable(p: &P, must: &[Var]) -> bool {
     })
 }
 
-/// The answer SEMANTICS.md §5 defines: breadth-first greedy choice with perfect look-ahead.
+/// The answer docs/semantics.md §5.3 defines: breadth-first greedy choice with perfect look-ahead.
 fn oracle(p: &P) -> Option<Vec<Var>> {
     let mut sel: Vec<Var> = Vec::new();
     for e in p.entries() {
