@@ -51,6 +51,7 @@
 
 pub mod atomic;
 pub mod catalog;
+pub mod cluster;
 pub mod constraint;
 pub mod explain;
 pub mod generic;

@@ -26,7 +26,7 @@ use parse::FileCtx;
 
 pub use files::{FileCache, SourceFile, read_catalog};
 pub use locate::locate;
-pub(crate) use yaml::yaml_options;
+pub(crate) use yaml::{split_yaml, yaml_options};
 
 /// How to load catalogs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

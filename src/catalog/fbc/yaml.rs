@@ -11,12 +11,12 @@ use crate::catalog::error::LoadError;
 use crate::catalog::model::Origin;
 
 /// One YAML document of a file: its text, absolute first line and index.
-pub(super) struct YamlChunk<'a> {
-    pub(super) text: &'a str,
+pub(crate) struct YamlChunk<'a> {
+    pub(crate) text: &'a str,
     /// 1-based line where `text` starts in the file.
     first_line: usize,
     /// 1-based line of the first content line (the document's line in messages).
-    pub(super) content_line: usize,
+    pub(crate) content_line: usize,
 }
 
 /// True for a line that is a document marker `---` (optionally followed by content).
@@ -34,7 +34,7 @@ fn is_blank(line: &str) -> bool {
 
 /// Splits YAML text at document markers. A `---` at column 0 always starts a document (YAML
 /// forbids that line inside any scalar), so no parse is needed. Empty documents are dropped.
-pub(super) fn split_yaml(text: &str) -> Vec<YamlChunk<'_>> {
+pub(crate) fn split_yaml(text: &str) -> Vec<YamlChunk<'_>> {
     split_yaml_bounded(text, usize::MAX).unwrap_or_default()
 }
 

@@ -1,0 +1,446 @@
+//! Reading a cluster dump: files and directories (walked in sorted order), each a stream of
+//! YAML documents or JSON values, each an object or a `List` of them (the output of `kubectl
+//! get -o yaml|json`, or a must-gather tree). Every document is read in one pass into the
+//! typed parts of its kind; what deppy does not read is skipped without being built.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::error::StateError;
+use super::object::{Kind, KindName, Object, Skipped, Source};
+
+/// What a dump holds: the objects deppy reads, and what it skipped (by kind).
+#[derive(Debug, Default)]
+pub struct Dump {
+    /// Objects of the kinds deppy reads, in file, document and item order.
+    pub objects: Vec<Object>,
+    /// Objects of other kinds.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Reads every `.yaml`, `.yml` and `.json` file under `paths` (a file is read whatever its
+/// extension). Directories are walked depth first in sorted name order; hidden entries are
+/// skipped. Files are parsed in parallel; the first error in path order is returned.
+pub fn read_paths(paths: &[PathBuf]) -> Result<Dump, StateError> {
+    let mut files = Vec::new();
+    for p in paths {
+        collect(p, true, &mut files)?;
+    }
+    let parsed = crate::parallel::parallel_map(&files, |f| read_file(f));
+    let mut dump = Dump::default();
+    for d in parsed {
+        let d = d?;
+        dump.objects.extend(d.objects);
+        dump.skipped.extend(d.skipped);
+    }
+    Ok(dump)
+}
+
+fn read_error(path: &Path, e: impl fmt::Display) -> StateError {
+    StateError::Read {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+fn collect(path: &Path, named: bool, out: &mut Vec<PathBuf>) -> Result<(), StateError> {
+    let meta = std::fs::metadata(path).map_err(|e| read_error(path, e))?;
+    if meta.is_file() {
+        let ext = path.extension().and_then(|e| e.to_str());
+        if named || matches!(ext, Some("yaml" | "yml" | "json")) {
+            out.push(path.to_path_buf());
+        }
+        return Ok(());
+    }
+    if !meta.is_dir() {
+        if named {
+            out.push(path.to_path_buf());
+        }
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| read_error(path, e))?
+        .filter_map(|e| e.ok())
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for e in entries {
+        collect(&e, false, out)?;
+    }
+    Ok(())
+}
+
+/// Reads one file: JSON when it ends in `.json` or its first non-blank character is `{`,
+/// else YAML.
+pub fn read_file(path: &Path) -> Result<Dump, StateError> {
+    let limit = crate::catalog::limits::max_file_size();
+    let bytes = crate::catalog::limits::read_limited(path, limit).map_err(|e| match e {
+        crate::catalog::LoadError::Io { source, .. } => read_error(path, source),
+        other => read_error(path, other),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        read_error(
+            path,
+            format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+        )
+    })?;
+    read_text(&path.display().to_string(), &text)
+}
+
+/// Reads the documents of one file's text (`file` names it in errors).
+pub fn read_text(file: &str, text: &str) -> Result<Dump, StateError> {
+    let json = file.ends_with(".json") || text.trim_start().starts_with('{');
+    let mut dump = Dump::default();
+    if json {
+        let stream = serde_json::Deserializer::from_str(text).into_iter::<Doc>();
+        FAILURE.with(|f| f.borrow_mut().take());
+        for (i, doc) in stream.enumerate() {
+            let source = Source {
+                file: file.to_string(),
+                document: i + 1,
+                item: None,
+            };
+            let doc = doc.map_err(|e| parse_error(&source, e.to_string()))?;
+            flatten(doc, source, &mut dump)?;
+        }
+    } else {
+        for (i, chunk) in crate::catalog::split_yaml(text).iter().enumerate() {
+            let source = Source {
+                file: file.to_string(),
+                document: i + 1,
+                item: None,
+            };
+            let options = crate::catalog::yaml_options();
+            FAILURE.with(|f| f.borrow_mut().take());
+            let doc: Doc = serde_saphyr::from_str_with_options(chunk.text, options)
+                .map_err(|e| parse_error(&source, yaml_message(&e, chunk.content_line)))?;
+            flatten(doc, source, &mut dump)?;
+        }
+    }
+    Ok(dump)
+}
+
+fn yaml_message(e: &serde_saphyr::Error, first_line: usize) -> String {
+    let reason = e.without_snippet().to_string();
+    match e.location() {
+        Some(l) => format!(
+            "{} (line {})",
+            strip_location(&reason),
+            first_line + usize::try_from(l.line()).unwrap_or(1).saturating_sub(1)
+        ),
+        None => reason,
+    }
+}
+
+fn strip_location(m: &str) -> &str {
+    m.split_once(" at line ").map_or(m, |(h, _)| h)
+}
+
+/// The error of a document that failed: the detail the visitor recorded (object and field),
+/// else the parser's message.
+fn parse_error(source: &Source, message: String) -> StateError {
+    match FAILURE.with(|f| f.borrow_mut().take()) {
+        Some(f) => StateError::Parse {
+            at: Source {
+                item: f.item.or(source.item),
+                ..source.clone()
+            },
+            object: f.object,
+            message: match f.field.as_str() {
+                "" => strip_location(&f.message).to_string(),
+                field => format!("{field}: {}", strip_location(&f.message)),
+            },
+        },
+        None => StateError::Parse {
+            at: source.clone(),
+            object: None,
+            message,
+        },
+    }
+}
+
+/// Why a field of a document failed, recorded by the visitor (which knows the object and
+/// the field) for the reader (which knows the file and document).
+struct Failure {
+    item: Option<usize>,
+    object: Option<String>,
+    field: String,
+    message: String,
+}
+
+thread_local! {
+    static FAILURE: RefCell<Option<Failure>> = const { RefCell::new(None) };
+}
+
+fn record(object: Option<String>, field: String, message: String) {
+    FAILURE.with(|f| {
+        let mut f = f.borrow_mut();
+        if f.is_none() {
+            *f = Some(Failure {
+                item: None,
+                object,
+                field,
+                message,
+            });
+        }
+    });
+}
+
+/// Turns a parsed document into objects: the document itself, or each item of a list (an
+/// item without `apiVersion`/`kind` takes the list's, as typed lists' items do).
+fn flatten(doc: Doc, source: Source, out: &mut Dump) -> Result<(), StateError> {
+    let Some(items) = doc.items else {
+        return single(doc.head, doc.spec, doc.status, source, out);
+    };
+    let list_kind = doc
+        .head
+        .kind
+        .as_deref()
+        .and_then(|k| k.strip_suffix("List"));
+    for (i, item) in items.into_iter().enumerate() {
+        let mut head = item.head;
+        if head.kind.is_none() {
+            head.kind = list_kind.filter(|k| !k.is_empty()).map(str::to_string);
+        }
+        if head.api_version.is_none() {
+            head.api_version = doc.head.api_version.clone();
+        }
+        let src = Source {
+            item: Some(i),
+            ..source.clone()
+        };
+        if item.items.is_some() {
+            return Err(StateError::Parse {
+                at: src,
+                object: None,
+                message: "a list inside a list".into(),
+            });
+        }
+        single(head, item.spec, item.status, src, out)?;
+    }
+    Ok(())
+}
+
+fn single(
+    head: Head,
+    spec: Body,
+    status: Body,
+    source: Source,
+    out: &mut Dump,
+) -> Result<(), StateError> {
+    let api_version = head.api_version.unwrap_or_default();
+    let kind = head.kind.unwrap_or_default();
+    let metadata = head.metadata.unwrap_or_default();
+    let Some(which) = KindName::of(&api_version, &kind) else {
+        let name = match (&metadata.namespace, &metadata.name) {
+            (Some(ns), Some(n)) => format!("{ns}/{n}"),
+            (_, n) => n.clone().unwrap_or_default(),
+        };
+        out.skipped.push(Skipped {
+            api_version,
+            kind,
+            name,
+            source,
+        });
+        return Ok(());
+    };
+    let object = describe(which, &metadata);
+    let has_status = !matches!(status, Body::Absent);
+    let fail = |e: String| StateError::Parse {
+        at: source.clone(),
+        object: Some(object.clone()),
+        message: e,
+    };
+    let kind = typed(which, spec, status).map_err(fail)?;
+    out.objects.push(Object {
+        api_version,
+        metadata,
+        kind,
+        source,
+        has_status,
+    });
+    Ok(())
+}
+
+/// `Kind namespace/name`, for messages.
+pub(super) fn describe(kind: KindName, m: &ObjectMeta) -> String {
+    let name = m.name.as_deref().unwrap_or("(no name)");
+    match m.namespace.as_deref() {
+        Some(ns) => format!("{} {ns}/{name}", kind.as_str()),
+        None => format!("{} {name}", kind.as_str()),
+    }
+}
+
+/// The typed parts of an object of `kind` from its bodies (deferred ones are converted now).
+fn typed(kind: KindName, spec: Body, status: Body) -> Result<Kind, String> {
+    let spec = spec.into_spec(kind)?;
+    let status = status.into_status(kind)?;
+    Ok(match (spec, status) {
+        (Spec::Subscription(s), Status::Subscription(t)) => Kind::Subscription(s, t),
+        (Spec::Csv(s), Status::Csv(t)) => Kind::ClusterServiceVersion(s, t),
+        (Spec::CatalogSource(s), Status::Unread) => Kind::CatalogSource(s),
+        (Spec::OperatorGroup(s), Status::OperatorGroup(t)) => Kind::OperatorGroup(s, t),
+        (Spec::InstallPlan(s), Status::InstallPlan(t)) => Kind::InstallPlan(s, t),
+        _ => return Err("spec and status of different kinds".into()),
+    })
+}
+
+/// `apiVersion`, `kind` and `metadata` of a document.
+#[derive(Default)]
+struct Head {
+    api_version: Option<String>,
+    kind: Option<String>,
+    metadata: Option<ObjectMeta>,
+}
+
+/// A parsed document: its head, typed bodies, and list items.
+struct Doc {
+    head: Head,
+    spec: Body,
+    status: Body,
+    items: Option<Vec<Doc>>,
+}
+
+mod body;
+use body::{Body, BodySeed, Part, Spec, Status};
+
+/// The top-level keys deppy looks at.
+enum Key {
+    ApiVersion,
+    Kind,
+    Metadata,
+    Spec,
+    Status,
+    Items,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+                Ok(match v {
+                    "apiVersion" => Key::ApiVersion,
+                    "kind" => Key::Kind,
+                    "metadata" => Key::Metadata,
+                    "spec" => Key::Spec,
+                    "status" => Key::Status,
+                    "items" => Key::Items,
+                    _ => Key::Other,
+                })
+            }
+        }
+        d.deserialize_identifier(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Doc {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Doc, D::Error> {
+        d.deserialize_map(DocVisitor)
+    }
+}
+
+struct DocVisitor;
+
+impl<'de> Visitor<'de> for DocVisitor {
+    type Value = Doc;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a Kubernetes object (a map with apiVersion and kind)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Doc, A::Error> {
+        let mut head = Head::default();
+        let (mut spec, mut status, mut items) = (Body::Absent, Body::Absent, None);
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::ApiVersion => head.api_version = Some(map.next_value()?),
+                Key::Kind => head.kind = Some(map.next_value()?),
+                Key::Metadata => {
+                    let m = map.next_value_seed(MetaSeed { head: &head })?;
+                    head.metadata = Some(m);
+                }
+                Key::Spec => spec = map.next_value_seed(BodySeed::new(&head, Part::Spec))?,
+                Key::Status => status = map.next_value_seed(BodySeed::new(&head, Part::Status))?,
+                Key::Items => items = Some(map.next_value_seed(ItemsSeed)?),
+                Key::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Doc {
+            head,
+            spec,
+            status,
+            items,
+        })
+    }
+}
+
+/// `metadata`, with a failure recorded against the field that broke.
+struct MetaSeed<'h> {
+    head: &'h Head,
+}
+
+impl<'de> DeserializeSeed<'de> for MetaSeed<'_> {
+    type Value = ObjectMeta;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<ObjectMeta, D::Error> {
+        serde_path_to_error::deserialize(d).map_err(|e| {
+            let field = format!("metadata.{}", e.path());
+            let object = body::head_name(self.head);
+            let inner = e.into_inner();
+            record(object, field, inner.to_string());
+            inner
+        })
+    }
+}
+
+/// A list's `items`, each a document; a failure inside one records its index.
+struct ItemsSeed;
+
+impl<'de> DeserializeSeed<'de> for ItemsSeed {
+    type Value = Vec<Doc>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<Doc>, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ItemsSeed {
+    type Value = Vec<Doc>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of Kubernetes objects")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Doc>, A::Error> {
+        let mut out = Vec::new();
+        loop {
+            match seq.next_element::<Doc>() {
+                Ok(Some(doc)) => out.push(doc),
+                Ok(None) => return Ok(out),
+                Err(e) => {
+                    let i = out.len();
+                    record(None, String::new(), e.to_string());
+                    FAILURE.with(|f| {
+                        if let Some(f) = f.borrow_mut().as_mut() {
+                            f.item.get_or_insert(i);
+                        }
+                    });
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
