@@ -7,6 +7,7 @@ mod candidates;
 mod check;
 mod constraints;
 mod derive;
+mod facts;
 pub mod hints;
 mod installed;
 pub mod plan;
@@ -33,7 +34,8 @@ pub use derive::{Edge, Exclusion, Mismatch};
 pub use problem::Subject;
 pub use universe::{INSTALLED_CATALOG, Universe};
 
-use derive::{ChannelOrders, Derived, RequirementFacts};
+use derive::Derived;
+use facts::{ChannelOrders, RequirementFacts};
 use problem::Built;
 use reason::Reason;
 
