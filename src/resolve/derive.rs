@@ -181,7 +181,7 @@ fn lists(triples: Vec<(BundleId, u32, BundleId)>) -> FxHashMap<(BundleId, u32), 
 }
 
 /// The output relations as [`Derived`].
-fn collect(out: Outputs<'_>) -> Derived {
+pub(super) fn collect(out: Outputs<'_>) -> Derived {
     let mut d = Derived::default();
     for Excluded(b, why) in out.excluded {
         let e = d.excluded.entry(b).or_insert(why);

@@ -209,10 +209,27 @@ fn load_bundle<'a>(
     orders: &ChannelOrders,
     b: &'a crate::catalog::Bundle,
 ) {
+    load_target(rt, orders, b);
+    load_requires(rt, u, b);
+}
+
+/// What a bundle is as a possible dependency target: identity, what it provides, its
+/// deprecation (not what it requires).
+pub fn load_target<'a>(rt: &mut Crepe<'a>, orders: &ChannelOrders, b: &'a crate::catalog::Bundle) {
     rt.extend([Bundle(b.id, b.package, b.catalog, &b.version)]);
     rt.extend([BundleName(b.id, &b.name)]);
     rt.extend(b.provides.iter().map(|g| Provides(b.id, *g)));
     rt.extend(b.labels.iter().map(|l| ProvidesLabel(b.id, l)));
+    if b.deprecated {
+        rt.extend([DeprecatedProperty(b.id)]);
+    }
+    if orders.deprecated.contains_key(&b.id) {
+        rt.extend([CatalogDeprecated(b.id)]);
+    }
+}
+
+/// A bundle's dependencies, numbered packages first, then APIs, then labels.
+pub fn load_requires<'a>(rt: &mut Crepe<'a>, u: &'a Universe, b: &'a crate::catalog::Bundle) {
     let mut d = 0u32;
     for req in &b.requires_packages {
         if let Some(p) = u.package_id(&req.package) {
@@ -228,11 +245,32 @@ fn load_bundle<'a>(
         rt.extend([RequiresLabel(b.id, d, l)]);
         d += 1;
     }
-    if b.deprecated {
-        rt.extend([DeprecatedProperty(b.id)]);
+}
+
+/// A package's channel facts in every catalog: members with their distance, entries of
+/// malformed channels, default channels.
+pub fn load_channels<'a>(
+    rt: &mut Crepe<'a>,
+    u: &'a Universe,
+    orders: &'a ChannelOrders,
+    p: PackageId,
+) {
+    if let Some(ranges) = orders.by_package.get(&p) {
+        for r in &ranges.members {
+            let members = orders.members.get(r.clone()).unwrap_or_default();
+            rt.extend(members.iter().map(|(b, ch, d)| ChannelMember(*b, ch, *d)));
+        }
+        for r in &ranges.malformed {
+            let malformed = orders.malformed.get(r.clone()).unwrap_or_default();
+            rt.extend(malformed.iter().map(|b| InMalformedChannel(*b)));
+        }
     }
-    if orders.deprecated.contains_key(&b.id) {
-        rt.extend([CatalogDeprecated(b.id)]);
+    for c in 0..u.set.catalogs.len() {
+        if let Some(pkg) = u.set.package_in(p, CatalogId(c as u32))
+            && let Some(dc) = &pkg.default_channel
+        {
+            rt.extend([DefaultChannel(pkg.id, pkg.catalog, dc)]);
+        }
     }
 }
 
