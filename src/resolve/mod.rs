@@ -257,10 +257,14 @@ impl Prepared {
         bundles: &[BundleId],
     ) -> Result<usize, String> {
         let adjust = Adjustments::default();
-        let (universe, facts) = self.universe_for(request, &adjust)?;
-        let required: Vec<crate::catalog::PackageId> =
-            facts.iter().filter_map(|r| r.package).collect();
-        let matches = self.constraint_matches(&universe, &required, &adjust);
+        let (universe, _) = self.universe_for(request, &adjust)?;
+        // only the demanded bundles' constraints are tested, as a solver's demand would
+        let matches = {
+            let mut guard = self.constraints.lock().unwrap_or_else(|e| e.into_inner());
+            let (cache, props) = &mut *guard;
+            cache.add_owners(&self.set, bundles, props);
+            cache.clone()
+        };
         let mut lists = 0;
         for &a in bundles {
             let d = demand::dependencies(&universe, &self.orders, &adjust, &matches, &[a]);

@@ -785,6 +785,8 @@ pub fn run(cfg: &Config, command_line: &str) -> i32 {
                     let mut o = stages.clone();
                     o.engine = label.into();
                     o.median_ms = stages.phases.iter().find(|(k, _)| k == phase).map(|x| x.1);
+                    // the child reports these stages' medians only
+                    (o.min_ms, o.max_ms) = (None, None);
                     f.push(o);
                 }
                 f.push(ctx.deppy_cli(&nc, &ncdir, repeats, None));
