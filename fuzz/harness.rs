@@ -460,6 +460,9 @@ pub fn resolve(data: &[u8]) {
         })
     };
     let first = report(&req);
+    if let Err(e) = resolver.check_on_demand(&req) {
+        panic!("derivation on demand differs from the whole program: {e}");
+    }
     if resolve_and_check(&resolver, &req).is_some() {
         assert_eq!(
             first,

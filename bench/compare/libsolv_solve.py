@@ -5,8 +5,8 @@ usage: libsolv_solve.py DIR REPEATS
 DIR holds available.susetags (the testtags text with rpm rich-dependency syntax, read with
 repo.add_susetags: testtags is the susetags syntax) and roots.txt (one package name per line, one install job each).
 Prints one JSON line: status, selected (name-version), phases in ms.
-"load" = parse + createwhatprovides (not part of the headline), "solve" = Solver.solve
-plus, when unsatisfiable, the problems rendered to text (libsolv's explanation).
+"load" = parse + createwhatprovides, "solve" = Solver.solve plus, when unsatisfiable, the
+problems rendered to text (libsolv's explanation), "total" = both (the headline).
 """
 import json
 import sys
@@ -19,7 +19,7 @@ def main():
     d, repeats = sys.argv[1], int(sys.argv[2])
     with open(d + "/roots.txt") as f:
         roots = f.read().split()
-    phases = {"load": [], "solve": []}
+    phases = {"load": [], "solve": [], "total": []}
     status, selected, note = "error", [], ""
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -46,6 +46,7 @@ def main():
         t2 = time.perf_counter()
         phases["load"].append((t1 - t0) * 1000.0)
         phases["solve"].append((t2 - t1) * 1000.0)
+        phases["total"].append((t2 - t0) * 1000.0)
         if problems:
             status, selected, note = "unsat", [], text.splitlines()[0] if text else ""
         else:

@@ -120,6 +120,7 @@ pub(super) fn answer(
             Some(i) if i == b => (Action::Keep, None, None),
             Some(i) => {
                 let edge = d
+                    .edges
                     .successors
                     .iter()
                     .find(|(x, e, _)| *x == i && *e == b)
@@ -162,7 +163,7 @@ pub(super) fn answer(
     let mut warnings: Vec<String> = bundles
         .iter()
         .filter_map(|b| {
-            let m = d.deprecation_messages.get(b)?;
+            let m = d.preferences.deprecation_messages.get(b)?;
             Some(format!(
                 "{} is deprecated by catalog {}: {m}",
                 u.bundle(*b).name,

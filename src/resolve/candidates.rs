@@ -87,8 +87,12 @@ enum Tag {
 /// Where a bundle sits for ordering: default channel first, then channel name, then distance
 /// from the head. `only` restricts to one channel.
 fn channel_key<'a>(d: &'a Derived, b: BundleId, only: Option<&str>) -> (bool, &'a str, u32) {
-    let chans = d.channels.get(&b).map_or(&[][..], Vec::as_slice);
-    let default = d.in_default_channel.get(&b).map(String::as_str);
+    let chans = d
+        .preferences
+        .channels
+        .get(&b)
+        .map_or(&[][..], Vec::as_slice);
+    let default = d.preferences.in_default_channel.get(&b).map(String::as_str);
     chans
         .iter()
         .filter(|(ch, _)| only.is_none_or(|o| o == ch))
@@ -124,19 +128,31 @@ fn key<'a>(
     };
     let (not_default, ch, dist) = channel_key(d, b, only);
     let mut k = vec![
-        (Tag::Static, Part::Flag(!d.preferred.contains(&b))),
-        (Tag::Deprecated, Part::Flag(d.deprecated.contains(&b))),
+        (
+            Tag::Static,
+            Part::Flag(!d.preferences.preferred.contains(&b)),
+        ),
+        (
+            Tag::Deprecated,
+            Part::Flag(d.preferences.deprecated.contains(&b)),
+        ),
     ];
     if let ListKind::Dependency(dependent) = kind {
         k.push((Tag::Installed, Part::Flag(!u.is_installed(b))));
         k.push((
             Tag::SameCatalog,
-            Part::Flag(!d.same_catalog.contains(&(dependent, b))),
+            Part::Flag(!d.preferences.same_catalog.contains(&(dependent, b))),
         ));
     }
     k.push((
         Tag::Priority,
-        Part::Priority(Reverse(u.catalog_priority(bundle.catalog))),
+        Part::Priority(Reverse(
+            d.preferences
+                .priority
+                .get(&b)
+                .copied()
+                .unwrap_or_else(|| u.catalog_priority(bundle.catalog)),
+        )),
     ));
     k.push((Tag::Local, Part::Flag(!u.is_local(b))));
     k.push((Tag::CatalogName, Part::Text(u.catalog_name(bundle.catalog))));
@@ -180,7 +196,8 @@ impl DependencyRanks {
     /// Ranks every bundle that is a candidate of some dependency.
     pub fn new(u: &Universe, d: &Derived) -> DependencyRanks {
         let mut bundles: Vec<BundleId> = d
-            .dependency_candidates
+            .dependencies
+            .candidates
             .values()
             .flatten()
             .copied()
@@ -225,7 +242,14 @@ impl DependencyRanks {
             .iter()
             .map(|b| {
                 let (pre, rest) = self.rank.get(b).copied().unwrap_or_default();
-                ((pre, !d.same_catalog.contains(&(dependent, *b)), rest), *b)
+                (
+                    (
+                        pre,
+                        !d.preferences.same_catalog.contains(&(dependent, *b)),
+                        rest,
+                    ),
+                    *b,
+                )
             })
             .collect();
         keyed.sort_unstable();

@@ -6,7 +6,9 @@ mod answer;
 mod candidates;
 mod check;
 mod constraints;
+mod demand;
 mod derive;
+mod facts;
 pub mod hints;
 mod installed;
 pub mod plan;
@@ -33,7 +35,8 @@ pub use derive::{Edge, Exclusion, Mismatch};
 pub use problem::Subject;
 pub use universe::{INSTALLED_CATALOG, Universe};
 
-use derive::{ChannelOrders, Derived, RequirementFacts};
+use derive::Derived;
+use facts::{ChannelOrders, RequirementFacts};
 use problem::Built;
 use reason::Reason;
 
@@ -217,6 +220,71 @@ impl Prepared {
     }
 }
 
+/// Derivation on demand, held against the whole program (tests, fuzz targets, benchmarks).
+impl Prepared {
+    /// Derives `request` by the whole program, then the dependency lists of every bundle it
+    /// reached on demand, one run per bundle as a solver asking for them would, and compares
+    /// each list with its exclusions and preference facts. Returns the number of lists
+    /// compared (0 for a request whose installed state is inconsistent), or the first
+    /// difference in words.
+    #[doc(hidden)]
+    pub fn check_on_demand(
+        &self,
+        request: &Request,
+        adjust: &Adjustments,
+    ) -> Result<usize, String> {
+        let Ok((universe, facts)) = self.universe_for(request, adjust) else {
+            return Ok(0);
+        };
+        let required: Vec<crate::catalog::PackageId> =
+            facts.iter().filter_map(|r| r.package).collect();
+        let matches = self.constraint_matches(&universe, &required, adjust);
+        let full = derive::run(&universe, &self.orders, &facts, adjust, &matches);
+        let mut lists = 0;
+        for &a in &full.reached {
+            let lazy = demand::dependencies(&universe, &self.orders, adjust, &matches, &[a]);
+            lists += demand::compare(&full, &lazy, &[a])?;
+        }
+        Ok(lists)
+    }
+
+    /// Derives the dependency lists of `bundles` on demand, one run per bundle; returns the
+    /// number of lists. For the derivation benchmark.
+    #[doc(hidden)]
+    pub fn derive_on_demand(
+        &self,
+        request: &Request,
+        bundles: &[BundleId],
+    ) -> Result<usize, String> {
+        let adjust = Adjustments::default();
+        let (universe, _) = self.universe_for(request, &adjust)?;
+        // only the demanded bundles' constraints are tested, as a solver's demand would
+        let matches = {
+            let mut guard = self.constraints.lock().unwrap_or_else(|e| e.into_inner());
+            let (cache, props) = &mut *guard;
+            cache.add_owners(&self.set, bundles, props);
+            cache.clone()
+        };
+        let mut lists = 0;
+        for &a in bundles {
+            let d = demand::dependencies(&universe, &self.orders, &adjust, &matches, &[a]);
+            lists += d.dependencies.candidates.len();
+        }
+        Ok(lists)
+    }
+
+    fn universe_for<'r>(
+        &self,
+        request: &'r Request,
+        adjust: &Adjustments,
+    ) -> Result<(Universe, Vec<RequirementFacts<'r>>), String> {
+        let mut universe = Universe::new(self.set.clone(), request).map_err(|e| e.to_string())?;
+        universe.rules = adjust.rules.clone();
+        let facts = requirement_facts(&universe, request);
+        Ok((universe, facts))
+    }
+}
+
 fn requirement_facts<'r>(u: &Universe, request: &'r Request) -> Vec<RequirementFacts<'r>> {
     let set = &u.set;
     request
@@ -343,6 +411,31 @@ impl Resolver {
         request: &Request,
         adjust: &Adjustments,
     ) -> Result<(Universe, Outcome), ResolveError> {
+        let (all, cluster) = self.adjustments(request, adjust)?;
+        let model = self
+            .prepared
+            .derive(Arc::new(request.clone()), &all, cluster.as_ref())?;
+        let global = model.global_constraints();
+        let outcome = model.solve(&global, &self.options)?;
+        Ok((model.universe, outcome))
+    }
+
+    /// [`Prepared::check_on_demand`] with the request's admin and cluster constraints (0
+    /// lists for a request they make inconsistent).
+    #[doc(hidden)]
+    pub fn check_on_demand(&self, request: &Request) -> Result<usize, String> {
+        match self.adjustments(request, &Adjustments::default()) {
+            Ok((all, _)) => self.prepared.check_on_demand(request, &all),
+            Err(_) => Ok(0),
+        }
+    }
+
+    /// The request's admin and cluster constraints plus `adjust`, and its cluster node.
+    fn adjustments(
+        &self,
+        request: &Request,
+        adjust: &Adjustments,
+    ) -> Result<(Adjustments, Option<Cluster>), ResolveError> {
         let set = self.prepared.catalogs();
         let bad = |e: crate::constraint::ConstraintError| ResolveError::Request(e.to_string());
         let mut all = admin_adjustments(
@@ -355,12 +448,7 @@ impl Resolver {
             all.extend(&cluster_adjustments(set, c, &request.installed));
         }
         all.extend(adjust);
-        let model = self
-            .prepared
-            .derive(Arc::new(request.clone()), &all, cluster.as_ref())?;
-        let global = model.global_constraints();
-        let outcome = model.solve(&global, &self.options)?;
-        Ok((model.universe, outcome))
+        Ok((all, cluster))
     }
 
     /// Warnings for malformed channels no requirement needs.

@@ -128,20 +128,23 @@ impl Builder<'_, '_> {
         let channel = request.require.get(r).and_then(|q| q.channel.as_deref());
         let fits = self
             .d
+            .requirements
             .installed_fits
             .iter()
             .find(|(x, _)| *x == rq)
             .map(|(_, i)| *i);
         let matches: Vec<BundleId> = self
             .d
-            .requirement_match
+            .requirements
+            .matches
             .iter()
             .filter(|(x, _)| *x == rq)
             .map(|(_, b)| *b)
             .collect();
         let mut rejected: Vec<(BundleId, Rejection)> = self
             .d
-            .requirement_mismatch
+            .requirements
+            .mismatches
             .iter()
             .filter(|(x, _, _)| *x == rq)
             .map(|(_, b, m)| (*b, Rejection::Mismatch(*m)))
@@ -150,7 +153,8 @@ impl Builder<'_, '_> {
             Some(installed) => {
                 let mut ups: Vec<BundleId> = self
                     .d
-                    .upgrade_candidates
+                    .requirements
+                    .upgrades
                     .iter()
                     .filter(|(x, _, _)| *x == rq)
                     .map(|(_, e, _)| *e)
@@ -255,14 +259,16 @@ impl Builder<'_, '_> {
             }
             let mut cands = self
                 .d
-                .dependency_candidates
+                .dependencies
+                .candidates
                 .get(&key)
                 .cloned()
                 .unwrap_or_default();
             self.ranks.order(self.u, self.d, bundle, &mut cands);
             let excluded = self
                 .d
-                .dependency_match
+                .dependencies
+                .matches
                 .get(&key)
                 .into_iter()
                 .flatten()

@@ -80,3 +80,13 @@ pub fn check(m: &Model, selected: &[usize]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Preference quality of a selection: how many versions below its package's newest each
+/// selected bundle is, summed (0 = every selected bundle is its package's newest). Beside the
+/// selection's size, this compares answers that are all valid but not equally good.
+pub fn older(selected: &[usize]) -> usize {
+    selected
+        .iter()
+        .map(|b| VERSIONS - 1 - ver_of(*b) as usize)
+        .sum()
+}

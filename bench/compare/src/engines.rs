@@ -25,7 +25,7 @@ pub struct Run {
 }
 
 impl Run {
-    fn new() -> Run {
+    pub fn new() -> Run {
         Run {
             status: "error",
             selected: Vec::new(),
@@ -63,15 +63,17 @@ fn first_line(s: &str) -> String {
         .to_string()
 }
 
-/// deppy's generic model built in memory (`deppy solve`'s model); timed: `solver::solve`,
-/// plus on failure the rendering of the derivation tree through `explain_generic`.
+/// deppy's generic model built in memory (`deppy solve`'s model); timed, per repeat and from
+/// the same in-memory model every engine starts from: building the `GenericFile` and its
+/// `Problem` ("build"), then `solver::solve` plus, on failure, the rendering of the
+/// derivation tree through `explain_generic` ("solve"); "total" is both.
 pub fn deppy_generic(m: &Model, repeats: usize) -> Run {
     let mut run = Run::new();
-    let t = Instant::now();
-    let file = emit::generic_file(m);
-    let problem = file.problem().expect("generated model is well-formed");
-    run.add("build", ms(t));
     for _ in 0..repeats {
+        let t0 = Instant::now();
+        let file = emit::generic_file(m);
+        let problem = file.problem().expect("generated model is well-formed");
+        run.add("build", ms(t0));
         let t = Instant::now();
         match deppy::solver::solve(&problem, &SolveOptions::default()) {
             Ok(sel) => {
@@ -99,6 +101,8 @@ pub fn deppy_generic(m: &Model, repeats: usize) -> Run {
                 run.note = format!("gave up after {conflicts} conflicts");
             }
         }
+        run.add("total", ms(t0));
+        drop((problem, file));
     }
     run
 }
@@ -106,7 +110,9 @@ pub fn deppy_generic(m: &Model, repeats: usize) -> Run {
 /// `deppy resolve` through the library on `dir/catalog` (the conflict-free variant), stage by
 /// stage: load (CatalogSet::load), prepare (Prepared::new: channel orders), derive (Datalog
 /// and candidate lists), global (AtMost per package and per GVK), solve (solver and answer;
-/// on failure also explain_failure). "request" = derive + global + solve, "total" = all.
+/// on failure also explain_failure). "request" = prepare + derive + global + solve: from the
+/// catalog in memory to the answer, as the peers go from the model in memory to theirs (a
+/// new `Prepared` each repeat, as the peers build a new provider); "total" = load + request.
 pub fn deppy_resolve(m: &Model, dir: &Path, repeats: usize) -> Run {
     let mut run = Run::new();
     let request = Request {
@@ -175,7 +181,7 @@ pub fn deppy_resolve(m: &Model, dir: &Path, repeats: usize) -> Run {
             }
         }
         let solve = ms(t);
-        let request_ms = ms(t1);
+        let request_ms = prepare + ms(t1);
         run.add("load", load);
         run.add("prepare", prepare);
         run.add("derive", derive);
@@ -187,18 +193,20 @@ pub fn deppy_resolve(m: &Model, dir: &Path, repeats: usize) -> Run {
     run
 }
 
-/// resolvo, eager or lazy; timed: `Solver::new` + `solve` (+ on failure the user-friendly
-/// explanation), with the provider built beforehand (a new one per repeat, so no cache is
-/// shared between repeats).
+/// resolvo, eager or lazy; timed per repeat from the model in memory: building the provider
+/// ("build"), then `Solver::new` + `solve` (+ on failure the user-friendly explanation)
+/// ("solve"); "total" is both. A new provider each repeat, so no cache is shared between
+/// repeats.
 pub fn resolvo(m: &Model, eager: bool, repeats: usize) -> Run {
     let mut run = Run::new();
     for _ in 0..repeats {
-        let t = Instant::now();
+        let t0 = Instant::now();
         let provider = resolvo_engine::Provider::new(m, eager);
-        run.add("build", ms(t));
+        run.add("build", ms(t0));
         let t = Instant::now();
         let (result, solver) = resolvo_engine::solve(provider);
         run.add("solve", ms(t));
+        run.add("total", ms(t0));
         drop(solver);
         match result {
             Ok(sel) => {

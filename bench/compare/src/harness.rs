@@ -116,6 +116,13 @@ pub fn median(v: &[f64]) -> Option<f64> {
     })
 }
 
+/// The smallest and largest of `v`.
+pub fn spread(v: &[f64]) -> (Option<f64>, Option<f64>) {
+    let min = v.iter().copied().reduce(f64::min);
+    let max = v.iter().copied().reduce(f64::max);
+    (min, max)
+}
+
 /// One engine's result on one instance.
 #[derive(Clone, Debug)]
 pub struct Outcome {
@@ -124,6 +131,9 @@ pub struct Outcome {
     pub status: String,
     pub selected: Vec<usize>,
     pub median_ms: Option<f64>,
+    /// The fastest and slowest repeat of the headline figure.
+    pub min_ms: Option<f64>,
+    pub max_ms: Option<f64>,
     pub phases: Vec<(String, f64)>,
     pub peak_mb: Option<f64>,
     pub note: String,
@@ -138,6 +148,8 @@ impl Outcome {
             status: "n/a".into(),
             selected: Vec::new(),
             median_ms: None,
+            min_ms: None,
+            max_ms: None,
             phases: Vec::new(),
             peak_mb: None,
             note: why.into(),
@@ -192,6 +204,7 @@ fn from_child(engine: &str, p: &Proc, headline: &str, m: &Model) -> Outcome {
         }
     };
     let mut phases = Vec::new();
+    let (mut min_ms, mut max_ms) = (None, None);
     if let Some(map) = v["phases"].as_object() {
         for (k, xs) in map {
             let xs: Vec<f64> = xs
@@ -200,6 +213,9 @@ fn from_child(engine: &str, p: &Proc, headline: &str, m: &Model) -> Outcome {
                 .unwrap_or_default();
             if let Some(md) = median(&xs) {
                 phases.push((k.clone(), md));
+            }
+            if k == headline {
+                (min_ms, max_ms) = spread(&xs);
             }
         }
     }
@@ -225,6 +241,8 @@ fn from_child(engine: &str, p: &Proc, headline: &str, m: &Model) -> Outcome {
         status: v["status"].as_str().unwrap_or("error").into(),
         selected,
         median_ms,
+        min_ms,
+        max_ms,
         phases,
         peak_mb: peak,
         note: v["note"].as_str().unwrap_or("").into(),
@@ -257,7 +275,7 @@ impl Ctx<'_> {
         let headline = if engine == "deppy-resolve" {
             "request"
         } else {
-            "solve"
+            "total"
         };
         from_child(label, &p, headline, m)
     }
@@ -271,7 +289,7 @@ impl Ctx<'_> {
             .arg(dir.join("libsolv"))
             .arg(repeats.to_string());
         let p = run_proc(&mut cmd, self.cfg.timeout);
-        from_child(label, &p, "solve", m)
+        from_child(label, &p, "total", m)
     }
 
     /// testsolv as a process: wall time of `testsolv testcase.t`, and of the same repos with no
@@ -340,6 +358,7 @@ impl Ctx<'_> {
         }
         o.selected = selected;
         o.median_ms = median(&full);
+        (o.min_ms, o.max_ms) = spread(&full);
         o.peak_mb = Some(rss as f64 / 1024.0);
         o.phases = vec![
             ("process".into(), median(&full).unwrap_or(0.0)),
@@ -351,33 +370,37 @@ impl Ctx<'_> {
             (Some(a), Some(b)) if a > b => Some(a - b),
             _ => None,
         };
+        (d.min_ms, d.max_ms) = (None, None);
         (o, d)
     }
 
-    /// `deppy resolve DIR/request.yaml -o json`, end to end, as a process.
-    fn deppy_cli(&self, m: &Model, dir: &Path, repeats: usize) -> Outcome {
-        let label = "deppy resolve CLI (end to end)";
+    /// `deppy resolve DIR/request.yaml -o json`, end to end, as a process; with `cache`, with
+    /// `--cache-dir` filled by one untimed run first (the warm start).
+    fn deppy_cli(&self, m: &Model, dir: &Path, repeats: usize, cache: Option<&Path>) -> Outcome {
+        let label = match cache {
+            Some(_) => "deppy resolve CLI, warm --cache-dir",
+            None => "deppy resolve CLI (end to end)",
+        };
         if !self.cfg.deppy_bin.exists() {
             return Outcome::na(label, "deppy binary not built");
         }
-        let mut times = Vec::new();
-        let mut rss = 0;
-        let mut last = None;
-        for _ in 0..repeats {
-            let p = run_proc(
-                Command::new(&self.cfg.deppy_bin)
-                    .arg("resolve")
-                    .arg(dir.join("request.yaml"))
-                    .args(["-o", "json"]),
-                self.cfg.timeout,
-            );
-            times.push(p.wall_ms);
-            rss = rss.max(p.maxrss_kb);
-            last = Some(p);
+        let cmd = || {
+            let mut c = Command::new(&self.cfg.deppy_bin);
+            c.arg("resolve")
+                .arg(dir.join("request.yaml"))
+                .args(["-o", "json"]);
+            if let Some(dir) = cache {
+                c.arg("--cache-dir").arg(dir);
+            }
+            c
+        };
+        if cache.is_some() {
+            run_proc(&mut cmd(), self.cfg.timeout);
         }
-        let p = last.expect("repeats >= 1");
+        let (times, rss, p) = self.repeat(repeats, cmd);
         let mut o = Outcome::na(label, "");
         o.median_ms = median(&times);
+        (o.min_ms, o.max_ms) = spread(&times);
         o.peak_mb = Some(rss as f64 / 1024.0);
         if p.timed_out {
             o.status = "timeout".into();
@@ -417,6 +440,48 @@ impl Ctx<'_> {
             }
         }
         o
+    }
+
+    /// resolvo as a whole process: `deppy-compare resolvo-file` reads the same catalog file
+    /// `deppy resolve` reads, builds its provider and solves (see `file_engine.rs`).
+    fn resolvo_process(&self, m: &Model, dir: &Path, repeats: usize, eager: bool) -> Outcome {
+        let label = if eager {
+            "resolvo eager, process on catalog.json"
+        } else {
+            "resolvo lazy, process on catalog.json"
+        };
+        let cmd = || {
+            let mut c = Command::new(&self.exe);
+            c.arg("resolvo-file")
+                .arg("--catalog")
+                .arg(dir.join("catalog/catalog.json"))
+                .arg("--roots")
+                .arg(dir.join("libsolv/roots.txt"));
+            if eager {
+                c.arg("--eager");
+            }
+            c
+        };
+        let (times, rss, p) = self.repeat(repeats, cmd);
+        let mut o = from_child(label, &p, "none", m);
+        o.median_ms = median(&times);
+        (o.min_ms, o.max_ms) = spread(&times);
+        o.peak_mb = Some(rss as f64 / 1024.0);
+        o
+    }
+
+    /// Runs a process `repeats` times: wall times, the largest peak RSS, the last run.
+    fn repeat(&self, repeats: usize, cmd: impl Fn() -> Command) -> (Vec<f64>, i64, Proc) {
+        let mut times = Vec::new();
+        let mut rss = 0;
+        let mut last = None;
+        for _ in 0..repeats.max(1) {
+            let p = run_proc(&mut cmd(), self.cfg.timeout);
+            times.push(p.wall_ms);
+            rss = rss.max(p.maxrss_kb);
+            last = Some(p);
+        }
+        (times, rss, last.expect("repeats >= 1"))
     }
 }
 
@@ -462,9 +527,12 @@ struct Row {
     shape: String,
     bundles: usize,
     engine: String,
+    min: Option<f64>,
     median: Option<f64>,
+    max: Option<f64>,
     ratio: Option<f64>,
     size: String,
+    older: String,
     peak: Option<f64>,
     valid: String,
 }
@@ -479,7 +547,9 @@ fn rows_for(m: &Model, outs: &[Outcome], reference: &str) -> Vec<Row> {
             shape: m.shape.name().into(),
             bundles: m.bundles.len(),
             engine: o.engine.clone(),
+            min: o.min_ms,
             median: o.median_ms,
+            max: o.max_ms,
             ratio: match (base, o.median_ms) {
                 (Some(a), Some(b)) if b > 0.0 => Some(a / b),
                 _ => None,
@@ -487,6 +557,10 @@ fn rows_for(m: &Model, outs: &[Outcome], reference: &str) -> Vec<Row> {
             size: match o.status.as_str() {
                 "sat" => o.selected.len().to_string(),
                 s => s.to_string(),
+            },
+            older: match o.status.as_str() {
+                "sat" => check::older(&o.selected).to_string(),
+                _ => "-".into(),
             },
             peak: o.peak_mb,
             valid: o.valid.clone(),
@@ -510,22 +584,28 @@ fn print_table(title: &str, ratio_name: &str, rows: &[Row]) {
         "shape",
         "bundles",
         "engine (mode)",
+        "min ms",
         "median ms",
+        "max ms",
         ratio_name,
         "solution",
+        "older",
         "peak MB",
         "valid",
     ];
-    let cells: Vec<[String; 8]> = rows
+    let cells: Vec<[String; 11]> = rows
         .iter()
         .map(|r| {
             [
                 r.shape.clone(),
                 r.bundles.to_string(),
                 r.engine.clone(),
+                fmt_ms(r.min),
                 fmt_ms(r.median),
+                fmt_ms(r.max),
                 r.ratio.map_or("n/a".into(), |x| format!("{x:.2}")),
                 r.size.clone(),
+                r.older.clone(),
                 r.peak.map_or("n/a".into(), |x| format!("{x:.0}")),
                 r.valid.clone(),
             ]
@@ -541,7 +621,7 @@ fn print_table(title: &str, ratio_name: &str, rows: &[Row]) {
         let mut s = String::new();
         for (i, x) in c.iter().enumerate() {
             // text columns left-aligned, numbers right-aligned
-            if matches!(i, 0 | 2 | 7) {
+            if matches!(i, 0 | 2 | 10) {
                 s.push_str(&format!("{:<w$}  ", x, w = w[i]));
             } else {
                 s.push_str(&format!("{:>w$}  ", x, w = w[i]));
@@ -608,17 +688,26 @@ pub fn run(cfg: &Config, command_line: &str) -> i32 {
             "bounded (>=1.lo.0 <1.hi.0)"
         }
     );
+    for &shape in &cfg.shapes {
+        println!(
+            "rates, shape {}: {}",
+            shape.name(),
+            crate::model::Rates::describe(shape)
+        );
+    }
+    println!(
+        "timed: every engine from the same input in memory to its answer, input building \
+         included, nothing reused between repeats; min/median/max over the repeats"
+    );
     println!();
     let mut main_rows = Vec::new();
     let mut fbc_rows = Vec::new();
+    let mut process_rows = Vec::new();
     let mut notes = Vec::new();
     let mut invalid = 0;
     for &n in &cfg.sizes {
         for &shape in &cfg.shapes {
-            let repeats = cfg
-                .repeats
-                .unwrap_or(if n * 10 > 10_000 { 3 } else { 5 })
-                .max(1);
+            let repeats = cfg.repeats.unwrap_or(10).max(1);
             let full = Model::generate(shape, n, cfg.seed, true);
             let nc = Model::generate(shape, n, cfg.seed, false);
             let dir = cfg.work.join(format!("{}-{}", shape.name(), n));
@@ -660,7 +749,7 @@ pub fn run(cfg: &Config, command_line: &str) -> i32 {
                 }
                 if let Some(b) = o.phases.iter().find(|(k, _)| k == "build" || k == "load") {
                     notes.push(format!(
-                        "{}-{} {}: input built in {} ms (median; not in the timed part)",
+                        "{}-{} {}: input built in {} ms (median; inside the timed part)",
                         shape.name(),
                         n,
                         o.engine,
@@ -696,9 +785,11 @@ pub fn run(cfg: &Config, command_line: &str) -> i32 {
                     let mut o = stages.clone();
                     o.engine = label.into();
                     o.median_ms = stages.phases.iter().find(|(k, _)| k == phase).map(|x| x.1);
+                    // the child reports these stages' medians only
+                    (o.min_ms, o.max_ms) = (None, None);
                     f.push(o);
                 }
-                f.push(ctx.deppy_cli(&nc, &ncdir, repeats));
+                f.push(ctx.deppy_cli(&nc, &ncdir, repeats, None));
                 f.push(ctx.child("deppy", "deppy generic", &nc, &ncdir, repeats));
                 f.push(ctx.libsolv_py("libsolv python3-solv", &nc, &ncdir, repeats));
                 f.push(ctx.child("resolvo-eager", "resolvo eager", &nc, &ncdir, repeats));
@@ -729,19 +820,44 @@ pub fn run(cfg: &Config, command_line: &str) -> i32 {
                     }
                 }
                 fbc_rows.extend(rows_for(&nc, &f, "deppy resolve (library, request)"));
+                let cache = ncdir.join("deppy-cache");
+                let _ = std::fs::remove_dir_all(&cache);
+                let mut w = vec![ctx.deppy_cli(&nc, &ncdir, repeats, Some(&cache))];
+                w.push(ctx.resolvo_process(&nc, &ncdir, repeats, false));
+                w.push(ctx.resolvo_process(&nc, &ncdir, repeats, true));
+                validate(&nc, &mut w);
+                for o in &w {
+                    if o.valid.starts_with("INVALID") || o.valid == "error" {
+                        invalid += 1;
+                        notes.push(format!(
+                            "{}-{} (process) {}: {} {}",
+                            shape.name(),
+                            n,
+                            o.engine,
+                            o.valid,
+                            o.note
+                        ));
+                    }
+                }
+                process_rows.extend(rows_for(&nc, &w, "deppy resolve CLI, warm --cache-dir"));
             }
         }
     }
     print_table(
-        "Full model (conflicts included); median ms of the solve only, model already built",
+        "Full model (conflicts included); ms from the model in memory to the answer (input building included)",
         "deppy/peer",
         &main_rows,
     );
     if cfg.fbc {
         print_table(
-            "FBC comparison: conflict-free variant; deppy resolve from the catalog vs peers on the same model",
+            "FBC comparison: conflict-free variant; deppy resolve from the loaded catalog, peers from the same model in memory, each to its answer",
             "resolve/peer",
             &fbc_rows,
+        );
+        print_table(
+            "Whole process: conflict-free variant; each process reads catalog/catalog.json and answers",
+            "deppy/peer",
+            &process_rows,
         );
     }
     println!("Notes:");

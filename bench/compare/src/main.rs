@@ -4,6 +4,7 @@
 mod check;
 mod emit;
 mod engines;
+mod file_engine;
 mod harness;
 mod model;
 mod resolvo_engine;
@@ -17,12 +18,16 @@ use model::{Model, Shape};
 fn usage() -> ! {
     eprintln!(
         "usage:
-  deppy-compare gen --shape n|u|c|real --n N [--seed S] [--ranges open|bounded] --out DIR
+  deppy-compare gen --shape n|u|c|real --n N [--seed S] [--ranges bounded|open]
+      [--dep-rate R] [--gvk-rate R] [--con-rate R] --out DIR
       writes DIR/model.json (deppy solve), DIR/catalog/catalog.json + DIR/request.yaml
       (conflict-free variant, deppy resolve) and DIR/libsolv/ (testsolv testcase)
   deppy-compare run [--sizes 100,1000,10000] [--shapes n,u,c,real] [--repeats K] [--seed S]
       [--work DIR] [--no-libsolv] [--no-fbc] [--deppy-bin PATH] [--timeout SECS]
-      [--ranges open|bounded] [--resolvo-gvk union|virtual]
+      [--ranges bounded|open] [--resolvo-gvk union|virtual]
+      [--dep-rate R] [--gvk-rate R] [--con-rate R]
+  deppy-compare resolvo-file --catalog FILE --roots FILE [--eager]
+      resolvo as a whole process on the catalog file (used by run)
   deppy-compare child --engine deppy|deppy-resolve|resolvo-eager|resolvo-lazy|none
       --shape S --n N --seed S --repeats K --dir DIR [--nc]   (used by run)"
     );
@@ -85,6 +90,19 @@ fn set_shared_options(args: &Args) {
             unsafe { std::env::set_var(var, v) };
         }
     }
+    for (flag, var) in [
+        ("--dep-rate", "DEPPY_COMPARE_DEP_RATE"),
+        ("--gvk-rate", "DEPPY_COMPARE_GVK_RATE"),
+        ("--con-rate", "DEPPY_COMPARE_CON_RATE"),
+    ] {
+        if let Some(v) = args.value(flag) {
+            if !v.parse::<f64>().is_ok_and(|x| (0.0..=1.0).contains(&x)) {
+                usage()
+            }
+            // SAFETY: called first thing in main, before any thread exists.
+            unsafe { std::env::set_var(var, v) };
+        }
+    }
 }
 
 fn main() {
@@ -96,7 +114,19 @@ fn main() {
     set_shared_options(&args);
     match cmd.as_str() {
         "gen" => {
-            args.validate(&["--shape", "--n", "--seed", "--out", "--ranges"], &[]);
+            args.validate(
+                &[
+                    "--shape",
+                    "--n",
+                    "--seed",
+                    "--out",
+                    "--ranges",
+                    "--dep-rate",
+                    "--gvk-rate",
+                    "--con-rate",
+                ],
+                &[],
+            );
             let shape = args.shape();
             let n: usize = args.parse("--n", 0);
             let seed: u64 = args.parse("--seed", 1);
@@ -138,6 +168,13 @@ fn main() {
             };
             println!("{}", run.to_json());
         }
+        "resolvo-file" => {
+            args.validate(&["--catalog", "--roots"], &["--eager"]);
+            let catalog = args.value("--catalog").unwrap_or_else(|| usage());
+            let roots = args.value("--roots").unwrap_or_else(|| usage());
+            let run = file_engine::main(&catalog, &roots, args.has("--eager"));
+            println!("{}", run.to_json());
+        }
         "run" => {
             args.validate(
                 &[
@@ -150,6 +187,9 @@ fn main() {
                     "--timeout",
                     "--ranges",
                     "--resolvo-gvk",
+                    "--dep-rate",
+                    "--gvk-rate",
+                    "--con-rate",
                 ],
                 &["--no-libsolv", "--no-fbc"],
             );

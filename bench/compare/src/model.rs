@@ -6,6 +6,7 @@
 //! (index window 50), a shared-GVK dependency with probability 0.3 and a range conflict with
 //! probability 0.05 (on a later package, same window). In the realistic shape only 2.5 % of
 //! bundles get dependencies at all. At most one bundle per package and one provider per GVK.
+//! The rates can be changed with `--dep-rate`, `--gvk-rate` and `--con-rate` ([`Rates`]).
 
 use crate::rng::Rng;
 
@@ -18,7 +19,8 @@ pub const WINDOW: usize = 50;
 pub enum Shape {
     /// R=10 roots, satisfiable.
     N,
-    /// R=10, p0 needs p1==1.0.0 and p2, p2 needs p1==1.9.0: unsatisfiable.
+    /// R=10, a core c at a random place needs c+1==1.0.0 and c+2, c+2 needs c+1==1.9.0:
+    /// unsatisfiable; c is at a random position among the roots.
     U,
     /// R=N/10 roots among packages that provide no shared GVK.
     C,
@@ -102,11 +104,43 @@ pub fn version_str(v: u8) -> String {
     format!("1.{v}.0")
 }
 
-/// Dependency ranges: `open` (`>=1.lo.0`, the default, as in the measurements and
-/// deppy's own synthetic benchmark) or `bounded` (`>=1.lo.0 <1.hi.0`). Set by `--ranges`,
-/// passed to child processes through the environment.
+/// Dependency ranges: `bounded` (`>=1.lo.0 <1.hi.0`, the default: the highest version does not
+/// always fit) or `open` (`>=1.lo.0`, as in deppy's own synthetic benchmark). Set by
+/// `--ranges`, passed to child processes through the environment.
 pub fn open_ranges() -> bool {
-    std::env::var("DEPPY_COMPARE_RANGES").map_or(true, |v| v != "bounded")
+    std::env::var("DEPPY_COMPARE_RANGES").is_ok_and(|v| v == "open")
+}
+
+/// The per-bundle rates of the generator, overridable with `--dep-rate`, `--gvk-rate` and
+/// `--con-rate` (passed to child processes through the environment).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rates {
+    /// Share of bundles that have dependencies at all (1 by default, 0.025 for `real`).
+    pub dep: f64,
+    /// Probability of a shared-GVK dependency, over all bundles (0.3 by default, 0.0075 for
+    /// `real`).
+    pub gvk: f64,
+    /// Probability of a range conflict, over all bundles (0.05 by default, 0.00125 for `real`).
+    pub con: f64,
+}
+
+impl Rates {
+    pub fn for_shape(shape: Shape) -> Rates {
+        let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<f64>().ok());
+        let dep = if shape == Shape::Real { 0.025 } else { 1.0 };
+        let dep = env("DEPPY_COMPARE_DEP_RATE").unwrap_or(dep);
+        Rates {
+            dep,
+            gvk: env("DEPPY_COMPARE_GVK_RATE").unwrap_or(0.3 * dep),
+            con: env("DEPPY_COMPARE_CON_RATE").unwrap_or(0.05 * dep),
+        }
+    }
+
+    /// The rates as flags, for the tables' header.
+    pub fn describe(shape: Shape) -> String {
+        let r = Rates::for_shape(shape);
+        format!("--dep-rate {} --gvk-rate {} --con-rate {}", r.dep, r.gvk, r.con)
+    }
 }
 
 fn dep_range(rng: &mut Rng, p: usize, n: usize, open: bool) -> Option<Range> {
@@ -153,7 +187,11 @@ impl Model {
                 provides[p as usize].push((k as u32, from));
             }
         }
-        let density = if shape == Shape::Real { 0.025 } else { 1.0 };
+        let rates = Rates::for_shape(shape);
+        let density = rates.dep;
+        // within the bundles that have dependencies, the chances that give the overall rates
+        let within = |rate: f64| if density > 0.0 { (rate / density).min(1.0) } else { 0.0 };
+        let (gvk_chance, con_chance) = (within(rates.gvk), within(rates.con));
         let open = open_ranges();
         let mut bundles = Vec::with_capacity(n * VERSIONS);
         for p in 0..n {
@@ -165,7 +203,7 @@ impl Model {
                             b.deps.push(Dep::Pkg(r));
                         }
                     }
-                    if rng.chance(0.3) {
+                    if rng.chance(gvk_chance) {
                         let k = rng.below(shared as u64) as u32;
                         // a bundle never needs a GVK its own package provides
                         if !provides[p].iter().any(|(g, _)| *g == k) {
@@ -173,7 +211,7 @@ impl Model {
                         }
                     }
                     // drawn in both variants, so the conflict-free one differs only here
-                    if rng.chance(0.05)
+                    if rng.chance(con_chance)
                         && let Some(r) = range(&mut rng, p, n)
                         && with_conflicts
                     {
@@ -189,21 +227,29 @@ impl Model {
                 bundles.push(b);
             }
         }
+        // shape u: the unsatisfiable core sits at a random package c (c needs c+1 == 1.0.0
+        // and c+2; c+2 needs c+1 == 1.9.0), and c goes to a random place among the roots
+        let core = if shape == Shape::U {
+            rng.below((n - 2) as u64) as u32
+        } else {
+            0
+        };
         if shape == Shape::U {
+            let (c1, c2) = (core + 1, core + 2);
             for v in 0..VERSIONS as u8 {
-                let b0 = &mut bundles[bid(0, v)];
+                let b0 = &mut bundles[bid(core, v)];
                 b0.deps.push(Dep::Pkg(Range {
-                    pkg: 1,
+                    pkg: c1,
                     lo: 0,
                     hi: 1,
                 }));
                 b0.deps.push(Dep::Pkg(Range {
-                    pkg: 2,
+                    pkg: c2,
                     lo: 0,
                     hi: VERSIONS as u8,
                 }));
-                bundles[bid(2, v)].deps.push(Dep::Pkg(Range {
-                    pkg: 1,
+                bundles[bid(c2, v)].deps.push(Dep::Pkg(Range {
+                    pkg: c1,
                     lo: 9,
                     hi: 10,
                 }));
@@ -212,22 +258,24 @@ impl Model {
         // roots among packages that provide no shared GVK (two such roots never clash on one)
         let mut pool: Vec<u32> = (0..n as u32)
             .filter(|p| provides[*p as usize].is_empty())
-            .filter(|p| shape != Shape::U || *p > 2)
+            .filter(|p| shape != Shape::U || !(core..=core + 2).contains(p))
             .collect();
         let r = match shape {
             Shape::C => n / 10,
             _ => 10,
         };
         let mut roots = Vec::with_capacity(r);
-        if shape == Shape::U {
-            roots.push(0);
-        }
         let mut i = 0;
-        while roots.len() < r && i < pool.len() {
+        let others = if shape == Shape::U { r - 1 } else { r };
+        while roots.len() < others && i < pool.len() {
             let j = i + rng.below((pool.len() - i) as u64) as usize;
             pool.swap(i, j);
             roots.push(pool[i]);
             i += 1;
+        }
+        if shape == Shape::U {
+            let at = rng.below(roots.len() as u64 + 1) as usize;
+            roots.insert(at, core);
         }
         Model {
             shape,

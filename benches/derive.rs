@@ -1,0 +1,98 @@
+//! Derivation benchmark: the whole Datalog program for one request against derivation on
+//! demand (one crepe run per bundle whose dependencies are asked for, over that bundle's
+//! facts and its dependencies' targets). The demanded bundles are the ones the answer
+//! selects: what a solver that derives on first need would ask for. Synthetic catalogs of
+//! the shape of issue 7 (`support/synth.rs`) at 1k, 10k and 100k bundles, 10 roots.
+//! Prints medians of 5 (DEPPY_BENCH_ITERS) and the cost per on-demand run.
+//! Run: `cargo bench --bench derive` (DEPPY_BENCH_QUICK=1 stops at 10k bundles).
+
+#[path = "support/requests.rs"]
+mod requests;
+#[path = "support/synth.rs"]
+mod synth;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use deppy::resolve::{Adjustments, Outcome, Prepared, Resolver};
+use requests::require;
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn main() {
+    let quick = std::env::var_os("DEPPY_BENCH_QUICK").is_some();
+    let iters: usize = std::env::var("DEPPY_BENCH_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let sizes: &[usize] = if quick {
+        &[100, 1_000]
+    } else {
+        &[100, 1_000, 10_000]
+    };
+    let dir = std::env::temp_dir().join(format!("deppy-bench-derive-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    println!(
+        "{:>8} {:>10} {:>14} {:>8} {:>8} {:>14} {:>12}",
+        "bundles", "selected", "whole ms", "runs", "lists", "on demand ms", "us per run"
+    );
+    for &packages in sizes {
+        let (fbc, roots) = synth::generate(packages, 10, 1.0, 42);
+        let path = dir.join(format!("synth-{packages}.json"));
+        std::fs::write(&path, fbc).expect("write synthetic catalog");
+        let src = [CatalogSource {
+            name: "synth".into(),
+            path,
+            priority: 0,
+        }];
+        let set = Arc::new(CatalogSet::load(&src, &LoadOptions::default()).expect("loads"));
+        let request = require(&roots);
+        let resolver = Resolver::new(set.clone());
+        let selected = match resolver.resolve(&request) {
+            Ok((_, Outcome::Resolved(a))) => a.bundles,
+            _ => Vec::new(),
+        };
+        let prepared = Prepared::new(set.clone());
+        let whole: Vec<Duration> = (0..iters)
+            .map(|_| {
+                let t = Instant::now();
+                let model = prepared
+                    .derive(Arc::new(request.clone()), &Adjustments::default(), None)
+                    .expect("derives");
+                let d = t.elapsed();
+                drop(model);
+                d
+            })
+            .collect();
+        let mut lists = 0;
+        let demand: Vec<Duration> = (0..iters)
+            .map(|_| {
+                let t = Instant::now();
+                lists = prepared
+                    .derive_on_demand(&request, &selected)
+                    .expect("derives on demand");
+                t.elapsed()
+            })
+            .collect();
+        let (w, d) = (median(whole), median(demand));
+        println!(
+            "{:>8} {:>10} {:>14.1} {:>8} {:>8} {:>14.2} {:>12.1}",
+            set.bundles.len(),
+            selected.len(),
+            ms(w),
+            selected.len(),
+            lists,
+            ms(d),
+            ms(d) * 1e3 / selected.len().max(1) as f64
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
