@@ -2,7 +2,10 @@
 //! folder with `request.yaml` (its catalogs by relative path) or `problem.yaml` (the generic
 //! model), and `expected.txt`, the expected answer: exit status, the JSON report, the text
 //! view (with verified hints after a failure) and, on failure, the `--explain full` text.
-//! Paths in messages are written relative to the scenario folder.
+//! Paths in messages are written relative to the scenario folder. A folder with
+//! `cluster.yaml` is a cluster scenario ([`cluster`]).
+
+pub mod cluster;
 
 use std::path::{Path, PathBuf};
 
@@ -35,7 +38,7 @@ pub struct Answer {
 }
 
 impl Answer {
-    fn bad_input(message: String) -> Answer {
+    pub(crate) fn bad_input(message: String) -> Answer {
         Answer {
             exit: 2,
             json: message,
@@ -199,6 +202,9 @@ pub fn run_dir(dir: &Path) -> Answer {
     if problem.exists() {
         return solve(&problem);
     }
+    if abs.join(cluster::CLUSTER_FILE).exists() {
+        return cluster::run(&abs, &strip);
+    }
     match Request::from_file(&abs.join("request.yaml")) {
         Ok(r) => resolve(&r, None, &strip),
         Err(e) => Answer::bad_input(e.to_string().replace(&strip, "")),
@@ -207,7 +213,9 @@ pub fn run_dir(dir: &Path) -> Answer {
 
 /// True when `dir` is a scenario folder.
 pub fn is_scenario(dir: &Path) -> bool {
-    dir.join("request.yaml").is_file() || dir.join("problem.yaml").is_file()
+    dir.join("request.yaml").is_file()
+        || dir.join("problem.yaml").is_file()
+        || dir.join(cluster::CLUSTER_FILE).is_file()
 }
 
 /// Scenario folders: each argument that is one, else its subfolders that are (sorted;

@@ -2,6 +2,7 @@
 
 mod catalog;
 mod check;
+mod cluster;
 pub mod diagnostic;
 mod graph;
 mod pipeline;
@@ -63,6 +64,9 @@ enum Command {
     Catalog(catalog::CatalogCommand),
     /// Resolve a request against catalogs (exit 0 resolved, 1 unsatisfiable, 2 bad input).
     Resolve(resolve::ResolveArgs),
+    /// Resolve a cluster from a dump of its objects (Subscriptions, CSVs, CatalogSources).
+    #[command(subcommand)]
+    Cluster(cluster::ClusterCommand),
     /// Solve a generic problem of variables and constraints (exit 0, 1 or 2 as resolve).
     Solve(resolve::SolveArgs),
     /// Why a bundle (or a package's bundle) is in the answer: the chain from a requirement.
@@ -110,6 +114,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Catalog(cmd) => catalog::run(cmd),
         Command::Resolve(args) => resolve::resolve(args),
+        Command::Cluster(cmd) => cluster::run(cmd),
         Command::Solve(args) => resolve::solve(args),
         Command::Why(args) => query::why(args),
         Command::WhyNot(args) => query::why_not(args),

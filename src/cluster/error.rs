@@ -19,7 +19,7 @@ pub enum StateError {
     #[error("{at}: {}{message}", object.as_deref().map(|o| format!("{o}: ")).unwrap_or_default())]
     Parse {
         /// Where.
-        at: Source,
+        at: Box<Source>,
         /// `Kind namespace/name`, when known.
         object: Option<String>,
         /// What is wrong (with the field, when one is to blame).
@@ -29,7 +29,7 @@ pub enum StateError {
     #[error("{at}: {object}: field `{field}`: {message}")]
     Invalid {
         /// Where.
-        at: Source,
+        at: Box<Source>,
         /// `Kind namespace/name`.
         object: String,
         /// The field, e.g. `spec.version`.
@@ -43,9 +43,9 @@ pub enum StateError {
         /// `Kind namespace/name`.
         object: String,
         /// The first place.
-        first: Source,
+        first: Box<Source>,
         /// The second place.
-        second: Source,
+        second: Box<Source>,
     },
     /// A `--catalog NAMESPACE/NAME=PATH` binding is malformed or its catalog cannot be read.
     #[error("--catalog {binding}: {message}")]

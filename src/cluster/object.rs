@@ -267,7 +267,7 @@ pub enum Kind {
 }
 
 /// Which kind a `(group, kind)` names, if deppy reads it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum KindName {
     /// `Subscription`.
     Subscription,

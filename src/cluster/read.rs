@@ -147,10 +147,10 @@ fn strip_location(m: &str) -> &str {
 fn parse_error(source: &Source, message: String) -> StateError {
     match FAILURE.with(|f| f.borrow_mut().take()) {
         Some(f) => StateError::Parse {
-            at: Source {
+            at: Box::new(Source {
                 item: f.item.or(source.item),
                 ..source.clone()
-            },
+            }),
             object: f.object,
             message: match f.field.as_str() {
                 "" => strip_location(&f.message).to_string(),
@@ -158,7 +158,7 @@ fn parse_error(source: &Source, message: String) -> StateError {
             },
         },
         None => StateError::Parse {
-            at: source.clone(),
+            at: Box::new(source.clone()),
             object: None,
             message,
         },
@@ -217,7 +217,7 @@ fn flatten(doc: Doc, source: Source, out: &mut Dump) -> Result<(), StateError> {
         };
         if item.items.is_some() {
             return Err(StateError::Parse {
-                at: src,
+                at: Box::new(src),
                 object: None,
                 message: "a list inside a list".into(),
             });
@@ -253,7 +253,7 @@ fn single(
     let object = describe(which, &metadata);
     let has_status = !matches!(status, Body::Absent);
     let fail = |e: String| StateError::Parse {
-        at: source.clone(),
+        at: Box::new(source.clone()),
         object: Some(object.clone()),
         message: e,
     };

@@ -2,6 +2,7 @@
 //! [`crate::resolve::reason::Reason`]s) into plain words, summary first. Simplification runs
 //! in named passes before wording; `DEPPY_RAW_TREE=1` prints the raw tree as well.
 
+pub mod cluster;
 mod generic;
 pub mod why;
 mod words;

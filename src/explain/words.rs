@@ -295,7 +295,13 @@ impl Words<'_> {
     /// Groups rejected bundles by reason: "a, b: it is outside the range >=2.0.0".
     fn rejections(&self, r: usize, rejected: &[(BundleId, Rejection)]) -> Vec<String> {
         let mut groups: Vec<(Rejection, Vec<String>)> = Vec::new();
+        let mut installed = Vec::new();
         for (b, why) in rejected {
+            let in_no_catalog = self.u.installed_only_properties(*b).is_some();
+            if in_no_catalog && *why == Rejection::Mismatch(Mismatch::OtherCatalog) {
+                installed.push(*b);
+                continue;
+            }
             match groups.iter_mut().find(|(w, _)| w == why) {
                 Some((_, names)) => names.push(self.bundle(*b)),
                 None => groups.push((*why, vec![self.bundle(*b)])),
@@ -315,6 +321,14 @@ impl Words<'_> {
                     self.rejection(r, why)
                 )
             })
+            .chain(installed.into_iter().map(|b| {
+                let why = if self.u.is_kept(b) {
+                    "it is not the installed bundle this requirement moves"
+                } else {
+                    "no catalog offers it"
+                };
+                format!("{} is not a candidate because {why}", self.bundle(b))
+            }))
             .collect()
     }
 
@@ -336,7 +350,12 @@ impl Words<'_> {
                 requirement,
                 rejected,
             } => {
-                let what = self.requirement(*requirement);
+                let what = match self.request.require.get(*requirement) {
+                    Some(q) if q.name.is_some() => {
+                        self.subject_of(Subject::Requirement(*requirement))
+                    }
+                    _ => self.requirement(*requirement),
+                };
                 let mut s = if others.is_empty() {
                     match self.missing(*requirement) {
                         Some(m) => format!("no bundle satisfies {what}: {m}"),

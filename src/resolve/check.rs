@@ -155,10 +155,11 @@ fn satisfies(u: &Universe, ch: &Channels, q: &Requirement, b: BundleId) -> bool 
     if u.package_name(bundle.package) != q.package {
         return false;
     }
-    let in_catalog = q
-        .catalog
-        .as_deref()
-        .is_none_or(|c| u.catalog_name(bundle.catalog) == c);
+    // An installed bundle in no catalog is in no other catalog either.
+    let in_catalog = u.installed_only_properties(b).is_some()
+        || q.catalog
+            .as_deref()
+            .is_none_or(|c| u.catalog_name(bundle.catalog) == c);
     let in_range = q
         .version_range
         .as_ref()

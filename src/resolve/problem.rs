@@ -177,6 +177,9 @@ impl Builder<'_, '_> {
             }
         };
         self.add_excluded_of_package(r, request, &mut rejected);
+        // The installed bundle stays a candidate even when it fails a restriction (another
+        // catalog, channel): it is not rejected.
+        rejected.retain(|(b, _)| !cands.contains(b));
         rejected.sort();
         rejected.dedup_by_key(|(b, _)| *b);
         let vars = cands.iter().map(|c| self.bundle_var(*c)).collect();

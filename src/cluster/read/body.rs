@@ -175,20 +175,13 @@ fn convert<T: DeserializeOwned + Default>(
 }
 
 impl Body {
-    fn deferred(self) -> Result<Option<serde_json::Value>, Body> {
-        match self {
-            Body::Absent | Body::Ignored => Ok(None),
-            Body::Deferred(v) => Ok(Some(v)),
-            other => Err(other),
-        }
-    }
-
     /// The typed spec of an object of `kind` (an absent spec is the default one).
     pub(super) fn into_spec(self, kind: KindName) -> Result<Spec, String> {
-        let v = match self.deferred() {
-            Ok(v) => v,
-            Err(Body::Spec(s)) => return Ok(s),
-            Err(_) => return Err("spec is not a spec".into()),
+        let v = match self {
+            Body::Spec(s) => return Ok(s),
+            Body::Absent | Body::Ignored => None,
+            Body::Deferred(v) => Some(v),
+            Body::Status(_) => return Err("spec is not a spec".into()),
         };
         let p = Part::Spec;
         Ok(match kind {
@@ -202,10 +195,11 @@ impl Body {
 
     /// The typed status of an object of `kind` (an absent status is the default one).
     pub(super) fn into_status(self, kind: KindName) -> Result<Status, String> {
-        let v = match self.deferred() {
-            Ok(v) => v,
-            Err(Body::Status(s)) => return Ok(s),
-            Err(_) => return Err("status is not a status".into()),
+        let v = match self {
+            Body::Status(s) => return Ok(s),
+            Body::Absent | Body::Ignored => None,
+            Body::Deferred(v) => Some(v),
+            Body::Spec(_) => return Err("status is not a status".into()),
         };
         let p = Part::Status;
         Ok(match kind {

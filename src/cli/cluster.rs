@@ -1,0 +1,113 @@
+//! `deppy cluster resolve`: OLM v0 cluster state in, one answer per Subscription out.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+
+use deppy::cluster::{Binding, ClusterOptions, ClusterState, StateError, Status, read_paths};
+use deppy::request::Request;
+
+use super::resolve::OutputFile;
+use super::{EXIT_FAILED, EXIT_GAVE_UP, EXIT_OK, Format};
+
+/// `deppy cluster ...`.
+#[derive(Debug, Subcommand)]
+pub enum ClusterCommand {
+    /// Resolve every namespace with a Subscription, as OLM would, from a dump of the
+    /// cluster's objects (exit 0 all resolved, 1 any unsatisfiable or blocked, 2 bad input).
+    Resolve(ResolveArgs),
+}
+
+/// `deppy cluster resolve` arguments.
+#[derive(Debug, Args)]
+pub struct ResolveArgs {
+    /// Files or directories of Kubernetes objects (YAML or JSON; Lists; must-gather trees).
+    #[arg(required = true, value_name = "STATE")]
+    pub state: Vec<PathBuf>,
+    /// The contents of CatalogSource NAMESPACE/NAME: an FBC file or directory, or bundle
+    /// directories (repeatable).
+    #[arg(long = "catalog", value_name = "NAMESPACE/NAME=PATH")]
+    pub catalogs: Vec<String>,
+    /// OLM's global catalog namespace (default: olm, or openshift-marketplace when only it
+    /// has catalogs).
+    #[arg(long, value_name = "NS")]
+    pub global_namespace: Option<String>,
+    /// What if: objects in FILE replace the objects of the same kind, namespace and name, or
+    /// are added, as `kubectl apply -f FILE` would (repeatable).
+    #[arg(long = "apply", value_name = "FILE")]
+    pub apply: Vec<PathBuf>,
+    /// A request file whose `constraints` and `cluster` apply to every namespace.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = Format::Text)]
+    pub output: Format,
+    /// List the objects of other kinds that were skipped (on stderr).
+    #[arg(short, long)]
+    pub verbose: bool,
+    #[command(flatten)]
+    pub file: OutputFile,
+}
+
+/// Reads a `--policy` file: a request with only `constraints` and `cluster`.
+fn policy(path: &Path) -> anyhow::Result<Request> {
+    let r = Request::from_file(path)?;
+    let only = Request {
+        constraints: r.constraints.clone(),
+        cluster: r.cluster.clone(),
+        api_version: r.api_version.clone(),
+        kind: r.kind.clone(),
+        ..Request::default()
+    };
+    if r != only {
+        return Err(StateError::Policy {
+            file: path.display().to_string(),
+            message: "only `constraints` and `cluster` may be given".into(),
+        }
+        .into());
+    }
+    Ok(r)
+}
+
+/// Runs a cluster subcommand and returns its exit code.
+pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
+    let ClusterCommand::Resolve(args) = cmd;
+    let mut state = ClusterState::from_dump(read_paths(&args.state)?)?;
+    for f in &args.apply {
+        state.apply(ClusterState::from_dump(read_paths(std::slice::from_ref(
+            f,
+        ))?)?);
+    }
+    let bindings = args
+        .catalogs
+        .iter()
+        .map(|b| Binding::parse(b))
+        .collect::<Result<Vec<_>, _>>()?;
+    let opts = ClusterOptions {
+        global_namespace: args.global_namespace.clone(),
+        policy: args.policy.as_deref().map(policy).transpose()?,
+        load: super::load_options(),
+        ..ClusterOptions::default()
+    };
+    if !state.skipped.is_empty() {
+        log::info!("skipped {} objects of other kinds", state.skipped.len());
+        if args.verbose {
+            for s in &state.skipped {
+                eprintln!(
+                    "skipped {} {} {} ({})",
+                    s.api_version, s.kind, s.name, s.source
+                );
+            }
+        }
+    }
+    let answer = deppy::cluster::resolve_cluster(&state, &bindings, &opts)?;
+    let text = super::catalog::render(&answer, args.output, || {
+        deppy::explain::cluster::render(&answer)
+    })?;
+    args.file.emit(&text)?;
+    Ok(match answer.status {
+        Status::Resolved => EXIT_OK,
+        Status::GaveUp => EXIT_GAVE_UP,
+        Status::Unsatisfiable | Status::Blocked => EXIT_FAILED,
+    })
+}

@@ -1,0 +1,188 @@
+//! The answer for a cluster: per namespace, what happens to each Subscription and which
+//! bundles the namespace ends with (the JSON of `deppy cluster resolve -o json`).
+
+use serde::Serialize;
+
+use super::namespace::{NamespacePlan, SubscriptionRef};
+use crate::resolve::{Action, Answer, INSTALLED_CATALOG};
+
+/// How a namespace (or the whole cluster) came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Status {
+    /// Every Subscription resolves.
+    Resolved,
+    /// The search's budget ran out before an answer.
+    GaveUp,
+    /// OLM would not resolve the namespace at all (see `reason`).
+    Blocked,
+    /// No answer exists (see `explanation`).
+    Unsatisfiable,
+}
+
+/// What happens to one Subscription.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionAnswer {
+    /// `metadata.name`.
+    pub name: String,
+    /// `spec.name`.
+    pub package: String,
+    /// `spec.channel` (None: every channel).
+    pub channel: Option<String>,
+    /// `namespace/name` of its CatalogSource.
+    pub catalog: String,
+    /// `status.installedCSV`, when that CSV is present.
+    pub installed: Option<String>,
+    /// The bundle it ends with (None when the namespace does not resolve).
+    pub bundle: Option<String>,
+    /// `install`, `upgrade`, `keep`, or `stuck` when the namespace does not resolve.
+    pub action: String,
+    /// How an upgrade gets there: `replaces`, `skips`, `skipRange`, `requested`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<crate::resolve::Via>,
+}
+
+/// A bundle the namespace ends with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectedAnswer {
+    /// Package (empty for a CSV whose package is unknown).
+    pub package: String,
+    /// Bundle (CSV) name.
+    pub bundle: String,
+    /// Version.
+    pub version: String,
+    /// `namespace/name` of the CatalogSource, or `@existing` for a CSV that stays.
+    pub catalog: String,
+    /// Channel it comes from, for a new bundle.
+    pub channel: Option<String>,
+    /// `install`, `upgrade` or `keep`.
+    pub action: Action,
+    /// The CSV it replaces (upgrades only).
+    pub from: Option<String>,
+}
+
+/// One namespace's answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NamespaceAnswer {
+    /// The namespace.
+    pub namespace: String,
+    /// How it came out.
+    pub status: Status,
+    /// The global catalog namespace it sees (or would, without the OperatorGroup's
+    /// exclusion).
+    pub global_namespace: String,
+    /// Its Subscriptions, by name.
+    pub subscriptions: Vec<SubscriptionAnswer>,
+    /// Every bundle it ends with, by package and name (empty unless resolved).
+    pub selected: Vec<SelectedAnswer>,
+    /// Diagnostics, in words.
+    pub warnings: Vec<String>,
+    /// Why no answer exists (unsatisfiable only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<String>,
+    /// Why OLM would not resolve it (blocked only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The answer for a whole cluster.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterAnswer {
+    /// `resolved` when every namespace is; else `unsatisfiable` when any namespace is; else
+    /// `blocked` when any is; else `gaveUp`.
+    pub status: Status,
+    /// Namespaces with Subscriptions, by name.
+    pub namespaces: Vec<NamespaceAnswer>,
+    /// Objects of kinds deppy does not read, counted.
+    pub skipped: usize,
+}
+
+impl ClusterAnswer {
+    /// The answer of these namespaces.
+    pub fn new(mut namespaces: Vec<NamespaceAnswer>, skipped: usize) -> ClusterAnswer {
+        namespaces.sort_by(|a, b| a.namespace.cmp(&b.namespace));
+        let worst = |s: Status| namespaces.iter().any(|n| n.status == s);
+        let status = [Status::Unsatisfiable, Status::Blocked, Status::GaveUp]
+            .into_iter()
+            .find(|s| worst(*s))
+            .unwrap_or(Status::Resolved);
+        ClusterAnswer {
+            status,
+            namespaces,
+            skipped,
+        }
+    }
+}
+
+/// Each Subscription's line when the namespace did not resolve.
+pub(super) fn stuck(subs: &[SubscriptionRef]) -> Vec<SubscriptionAnswer> {
+    subs.iter()
+        .map(|s| SubscriptionAnswer {
+            name: s.name.clone(),
+            package: s.package.clone(),
+            channel: s.channel.clone(),
+            catalog: s.catalog.clone(),
+            installed: s.installed.clone(),
+            bundle: None,
+            action: "stuck".into(),
+            via: None,
+        })
+        .collect()
+}
+
+/// The Subscriptions and bundles of a resolved namespace.
+pub(super) fn resolved(
+    plan: &NamespacePlan,
+    answer: &Answer,
+) -> (Vec<SubscriptionAnswer>, Vec<SelectedAnswer>) {
+    let catalog = |c: &str| {
+        if c == INSTALLED_CATALOG {
+            crate::request::EXISTING_CATALOG.to_string()
+        } else {
+            c.to_string()
+        }
+    };
+    let selected: Vec<SelectedAnswer> = answer
+        .selected
+        .iter()
+        .map(|s| SelectedAnswer {
+            package: s.package.clone(),
+            bundle: s.bundle.clone(),
+            version: s.version.clone(),
+            catalog: catalog(&s.catalog),
+            channel: s.channel.clone(),
+            action: s.action,
+            from: s.from.clone(),
+        })
+        .collect();
+    let subs = plan
+        .subscriptions
+        .iter()
+        .map(|sub| {
+            let s = answer.selected.iter().find(|s| {
+                s.package == sub.package
+                    && (s.catalog == sub.catalog || sub.installed.as_deref() == Some(&s.bundle))
+            });
+            let action = match s.map(|s| s.action) {
+                Some(Action::Install) => "install",
+                Some(Action::Upgrade) => "upgrade",
+                Some(Action::Keep) | None => "keep",
+            };
+            SubscriptionAnswer {
+                name: sub.name.clone(),
+                package: sub.package.clone(),
+                channel: sub.channel.clone(),
+                catalog: sub.catalog.clone(),
+                installed: sub.installed.clone(),
+                bundle: s.map(|s| s.bundle.clone()),
+                action: action.into(),
+                via: s.and_then(|s| s.via),
+            }
+        })
+        .collect();
+    (subs, selected)
+}

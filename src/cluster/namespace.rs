@@ -1,0 +1,222 @@
+//! One namespace as OLM v0 resolves it: the catalogs it sees, its Subscriptions as
+//! requirements, its CSVs as installed bundles, and what stops OLM from resolving it at all
+//! (docs/semantics.md §9).
+
+use std::path::PathBuf;
+
+use super::csv;
+use super::error::StateError;
+use super::note::{Blocked, Note};
+use super::object::{Kind, KindName, Object, SubscriptionSpec, SubscriptionStatus};
+use super::state::ClusterState;
+use crate::request::{Request, Requirement};
+
+/// The OperatorGroup annotation that keeps a namespace from seeing the global catalogs.
+pub const EXCLUDE_GLOBAL: &str = "olm.operatorframework.io/exclude-global-namespace-resolution";
+
+/// A catalog a namespace sees.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VisibleCatalog {
+    /// `namespace/name`.
+    pub name: String,
+    /// The CatalogSource's namespace.
+    pub namespace: String,
+    /// `spec.priority` (0 for a bound catalog with no CatalogSource object).
+    pub priority: i32,
+    /// Where its contents are, when bound with `--catalog`.
+    pub path: Option<PathBuf>,
+    /// `spec.image`, for the command that fetches an unbound catalog.
+    pub image: Option<String>,
+    /// `spec.address`, likewise.
+    pub address: Option<String>,
+}
+
+/// A Subscription, as the answer reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubscriptionRef {
+    /// `metadata.name`.
+    pub name: String,
+    /// `spec.name`.
+    pub package: String,
+    /// `spec.channel` (None: every channel).
+    pub channel: Option<String>,
+    /// `spec.sourceNamespace/spec.source`.
+    pub catalog: String,
+    /// `status.installedCSV`, when that CSV is in the namespace.
+    pub installed: Option<String>,
+    /// `spec.startingCSV`, when it applies (nothing installed).
+    pub starting_csv: Option<String>,
+}
+
+/// One namespace, ready for the resolver.
+#[derive(Clone, Debug)]
+pub struct NamespacePlan {
+    /// The namespace.
+    pub namespace: String,
+    /// The global catalog namespace.
+    pub global_namespace: String,
+    /// The catalogs it sees, in name order.
+    pub catalogs: Vec<VisibleCatalog>,
+    /// Its Subscriptions, in name order: requirement `i` is Subscription `i`.
+    pub subscriptions: Vec<SubscriptionRef>,
+    /// Requirements, installed CSVs, keepInstalled, local catalogs.
+    pub request: Request,
+    /// Why OLM would not resolve it, if it would not.
+    pub blocked: Option<Blocked>,
+    /// What a user of a stuck Subscription should know.
+    pub notes: Vec<Note>,
+}
+
+fn subscription(o: &Object) -> Option<(&SubscriptionSpec, &SubscriptionStatus)> {
+    match &o.kind {
+        Kind::Subscription(s, t) => Some((s, t)),
+        _ => None,
+    }
+}
+
+fn required_field(o: &Object, field: &str, value: Option<&String>) -> Result<String, StateError> {
+    match value.filter(|v| !v.is_empty()) {
+        Some(v) => Ok(v.clone()),
+        None => Err(StateError::Invalid {
+            at: Box::new(o.source.clone()),
+            object: super::read::describe(o.kind_name(), &o.metadata),
+            field: field.to_string(),
+            message: "missing".into(),
+        }),
+    }
+}
+
+/// Plans namespace `ns`: `catalogs` are every catalog of the state (CatalogSources and
+/// bindings), `global` the global catalog namespace.
+pub fn plan(
+    state: &ClusterState,
+    ns: &str,
+    catalogs: &[VisibleCatalog],
+    global: &str,
+) -> Result<NamespacePlan, StateError> {
+    let subs: Vec<&Object> = state.in_namespace(KindName::Subscription, ns).collect();
+    let csvs: Vec<&Object> = state
+        .in_namespace(KindName::ClusterServiceVersion, ns)
+        .filter(|o| !csv::is_copy(o))
+        .collect();
+    let groups: Vec<&Object> = state.in_namespace(KindName::OperatorGroup, ns).collect();
+    let mut notes = Vec::new();
+    let blocked = match groups.as_slice() {
+        [] => Some(Blocked::NoOperatorGroup),
+        [_] => None,
+        many => Some(Blocked::OperatorGroups(
+            many.iter().map(|g| g.name().to_string()).collect(),
+        )),
+    };
+    let excluded = groups
+        .first()
+        .is_some_and(|g| g.annotation(EXCLUDE_GLOBAL) == Some("true"));
+    let visible: Vec<VisibleCatalog> = catalogs
+        .iter()
+        .filter(|c| c.namespace == ns || (c.namespace == global && !excluded))
+        .cloned()
+        .collect();
+    let mut subscriptions = Vec::new();
+    let mut request = Request {
+        keep_installed: true,
+        local_catalogs: visible
+            .iter()
+            .filter(|c| c.namespace == ns && ns != global)
+            .map(|c| c.name.clone())
+            .collect(),
+        ..Request::default()
+    };
+    for o in &subs {
+        let (spec, status) = subscription(o).unwrap_or_else(|| unreachable!("filtered by kind"));
+        let package = required_field(o, "spec.name", spec.name.as_ref())?;
+        let source = required_field(o, "spec.source", spec.source.as_ref())?;
+        let source_ns = required_field(o, "spec.sourceNamespace", spec.source_namespace.as_ref())?;
+        let installed = status
+            .installed_csv
+            .clone()
+            .filter(|c| csvs.iter().any(|o| o.name() == c));
+        let starting_csv = spec
+            .starting_csv
+            .clone()
+            .filter(|s| !s.is_empty() && installed.is_none());
+        let r = SubscriptionRef {
+            name: o.name().to_string(),
+            package,
+            channel: spec.channel.clone().filter(|c| !c.is_empty()),
+            catalog: format!("{source_ns}/{source}"),
+            installed,
+            starting_csv,
+        };
+        request.require.push(Requirement {
+            package: r.package.clone(),
+            channel: r.channel.clone(),
+            bundle: r.starting_csv.clone(),
+            catalog: Some(r.catalog.clone()),
+            name: Some(format!("subscription {}", r.name)),
+            ..Requirement::default()
+        });
+        subscriptions.push(r);
+    }
+    for c in &csvs {
+        let naming: Vec<&SubscriptionRef> = subscriptions
+            .iter()
+            .filter(|s| s.installed.as_deref() == Some(c.name()))
+            .collect();
+        let package = match naming.as_slice() {
+            [one] => Some(one.package.as_str()),
+            _ => None,
+        };
+        request
+            .installed
+            .push(csv::installed_bundle(c, package, !naming.is_empty())?);
+    }
+    notes.extend(super::note::diagnose(
+        state,
+        ns,
+        &subs,
+        &csvs,
+        groups.first().copied(),
+    ));
+    for c in &visible {
+        if c.path.is_none() {
+            notes.push(Note::UnboundCatalog {
+                catalog: c.name.clone(),
+                image: c.image.clone(),
+                address: c.address.clone(),
+            });
+        }
+    }
+    let blocked = blocked.or_else(|| unbound_subscription(&subscriptions, &visible));
+    Ok(NamespacePlan {
+        namespace: ns.to_string(),
+        global_namespace: global.to_string(),
+        catalogs: visible,
+        subscriptions,
+        request,
+        blocked,
+        notes,
+    })
+}
+
+/// A Subscription whose catalog the namespace sees but nobody bound: OLM would read it; deppy
+/// cannot guess what is in it.
+fn unbound_subscription(subs: &[SubscriptionRef], visible: &[VisibleCatalog]) -> Option<Blocked> {
+    subs.iter().find_map(|s| {
+        let c = visible.iter().find(|c| c.name == s.catalog)?;
+        c.path.is_none().then(|| Blocked::UnboundCatalog {
+            subscription: s.name.clone(),
+            catalog: c.name.clone(),
+        })
+    })
+}
+
+/// The global catalog namespace: `olm`, unless the state has catalogs in
+/// `openshift-marketplace` and none in `olm`.
+pub fn global_namespace(catalogs: &[VisibleCatalog]) -> String {
+    let has = |ns: &str| catalogs.iter().any(|c| c.namespace == ns);
+    if !has("olm") && has("openshift-marketplace") {
+        "openshift-marketplace".to_string()
+    } else {
+        "olm".to_string()
+    }
+}

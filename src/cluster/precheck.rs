@@ -1,0 +1,135 @@
+//! What OLM checks of each Subscription before it resolves: its catalog, package, channel and
+//! starting CSV must exist. A Subscription that fails one makes its namespace unsatisfiable,
+//! with OLM's own message (docs/semantics.md §9).
+
+use super::namespace::NamespacePlan;
+use super::note::Note;
+use crate::catalog::{CatalogSet, PackageId};
+
+/// A Subscription OLM would refuse before resolving, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Precheck {
+    /// Its catalog is not one the namespace sees, or holds nothing.
+    NoCatalog {
+        /// The Subscription.
+        subscription: String,
+        /// `namespace/name` of the catalog it names.
+        catalog: String,
+    },
+    /// Its catalog has no such package (with the installed CSV, when the package left).
+    NoPackage {
+        /// The Subscription.
+        subscription: String,
+        /// The package.
+        package: String,
+        /// The installed CSV of the Subscription, when there is one.
+        installed: Option<String>,
+    },
+    /// The package has no such channel in the catalog.
+    NoChannel {
+        /// The Subscription.
+        subscription: String,
+        /// The package.
+        package: String,
+        /// The channel.
+        channel: String,
+    },
+    /// The channel has no such bundle (`spec.startingCSV`).
+    NoStartingCsv {
+        /// The Subscription.
+        subscription: String,
+        /// The package.
+        package: String,
+        /// The channel (empty for every channel).
+        channel: String,
+        /// The bundle.
+        csv: String,
+    },
+}
+
+/// The Subscriptions of `plan` that OLM would refuse, in name order.
+pub fn subscriptions(plan: &NamespacePlan, set: &CatalogSet) -> Vec<Precheck> {
+    let mut out = Vec::new();
+    for s in &plan.subscriptions {
+        let catalog = set
+            .catalog_id(&s.catalog)
+            .filter(|c| set.bundles.iter().any(|b| b.catalog == *c));
+        let Some(c) = catalog else {
+            out.push(Precheck::NoCatalog {
+                subscription: s.name.clone(),
+                catalog: s.catalog.clone(),
+            });
+            continue;
+        };
+        let entry = set
+            .package_id(&s.package)
+            .and_then(|p: PackageId| set.package_in(p, c));
+        let has_bundles = set.package_id(&s.package).is_some_and(|p| {
+            set.bundles_of(p)
+                .iter()
+                .any(|b| set.bundle(*b).is_some_and(|b| b.catalog == c))
+        });
+        let Some(entry) = entry.filter(|_| has_bundles) else {
+            out.push(Precheck::NoPackage {
+                subscription: s.name.clone(),
+                package: s.package.clone(),
+                installed: s.installed.clone(),
+            });
+            continue;
+        };
+        let channels: Vec<&crate::catalog::Channel> = entry
+            .channels
+            .iter()
+            .filter(|ch| s.channel.as_deref().is_none_or(|want| ch.name == want))
+            .filter(|ch| !ch.entries.is_empty())
+            .collect();
+        if channels.is_empty() {
+            out.push(Precheck::NoChannel {
+                subscription: s.name.clone(),
+                package: s.package.clone(),
+                channel: s.channel.clone().unwrap_or_default(),
+            });
+            continue;
+        }
+        if let Some(csv) = &s.starting_csv
+            && !channels
+                .iter()
+                .any(|ch| ch.entries.iter().any(|e| &e.name == csv))
+        {
+            out.push(Precheck::NoStartingCsv {
+                subscription: s.name.clone(),
+                package: s.package.clone(),
+                channel: s.channel.clone().unwrap_or_default(),
+                csv: csv.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// CSVs no Subscription references that share a package with a Subscription.
+pub fn left_over(plan: &NamespacePlan) -> Vec<Note> {
+    let mut out = Vec::new();
+    let upgrading = |csv: &str| {
+        plan.notes
+            .iter()
+            .any(|n| matches!(n, Note::UpgradeInProgress { old, .. } if old == csv))
+    };
+    for i in plan
+        .request
+        .installed
+        .iter()
+        .filter(|i| i.keep && !upgrading(&i.bundle))
+    {
+        let Some(pkg) = i.package.as_deref().filter(|p| !p.is_empty()) else {
+            continue;
+        };
+        for s in plan.subscriptions.iter().filter(|s| s.package == pkg) {
+            out.push(Note::LeftOverCsv {
+                csv: i.bundle.clone(),
+                subscription: s.name.clone(),
+            });
+        }
+    }
+    out
+}

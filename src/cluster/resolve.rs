@@ -1,0 +1,293 @@
+//! Resolving a cluster: each namespace with Subscriptions on its own (in parallel), against
+//! the catalogs it sees, loaded once per distinct set of catalogs.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::answer::{self, ClusterAnswer, NamespaceAnswer, Status};
+use super::error::StateError;
+use super::namespace::{self, NamespacePlan, VisibleCatalog};
+use super::note::{Blocked, Note};
+use super::object::{Kind, KindName};
+use super::state::ClusterState;
+use crate::catalog::{CatalogSet, CatalogSource, FileCache, LoadOptions, SourceFile};
+use crate::explain::Detail;
+use crate::request::Request;
+use crate::resolve::{Outcome, ResolveError, Resolver};
+use crate::solver::SolveOptions;
+
+/// `--catalog NAMESPACE/NAME=PATH`: the contents of a CatalogSource.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// The CatalogSource's namespace.
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
+    /// An FBC file or directory, or bundle directories.
+    pub path: PathBuf,
+}
+
+impl Binding {
+    /// Parses `NAMESPACE/NAME=PATH`.
+    pub fn parse(spec: &str) -> Result<Binding, StateError> {
+        let bad = |m: &str| StateError::Binding {
+            binding: spec.to_string(),
+            message: m.to_string(),
+        };
+        let (name, path) = spec
+            .split_once('=')
+            .ok_or_else(|| bad("expected NAMESPACE/NAME=PATH"))?;
+        let (ns, n) = name
+            .split_once('/')
+            .ok_or_else(|| bad("expected NAMESPACE/NAME before '='"))?;
+        if ns.is_empty() || n.is_empty() || n.contains('/') || path.is_empty() {
+            return Err(bad("expected NAMESPACE/NAME=PATH, each part non-empty"));
+        }
+        Ok(Binding {
+            namespace: ns.to_string(),
+            name: n.to_string(),
+            path: PathBuf::from(path),
+        })
+    }
+}
+
+/// How to resolve a cluster.
+#[derive(Clone, Debug, Default)]
+pub struct ClusterOptions {
+    /// The global catalog namespace; None: `olm`, or `openshift-marketplace` when only it
+    /// has catalogs.
+    pub global_namespace: Option<String>,
+    /// Admin and cluster constraints (a request's `constraints` and `cluster`) for every
+    /// namespace.
+    pub policy: Option<Request>,
+    /// How catalogs are loaded.
+    pub load: LoadOptions,
+    /// The solver's budget.
+    pub solve: SolveOptions,
+}
+
+/// Every catalog of the state: its CatalogSources, and bindings without one (priority 0).
+fn catalogs(state: &ClusterState, bindings: &[Binding]) -> Vec<VisibleCatalog> {
+    let mut out: BTreeMap<String, VisibleCatalog> = BTreeMap::new();
+    for o in state.of_kind(KindName::CatalogSource) {
+        let Kind::CatalogSource(spec) = &o.kind else {
+            continue;
+        };
+        let name = format!("{}/{}", o.namespace(), o.name());
+        out.insert(
+            name.clone(),
+            VisibleCatalog {
+                name,
+                namespace: o.namespace().to_string(),
+                priority: spec.priority,
+                path: None,
+                image: spec.image.clone(),
+                address: spec.address.clone(),
+            },
+        );
+    }
+    for b in bindings {
+        let name = format!("{}/{}", b.namespace, b.name);
+        out.entry(name.clone())
+            .or_insert_with(|| VisibleCatalog {
+                name,
+                namespace: b.namespace.clone(),
+                priority: 0,
+                path: None,
+                image: None,
+                address: None,
+            })
+            .path = Some(b.path.clone());
+    }
+    out.into_values().collect()
+}
+
+/// Plans every namespace with a Subscription.
+pub fn plan_cluster(
+    state: &ClusterState,
+    bindings: &[Binding],
+    opts: &ClusterOptions,
+) -> Result<Vec<NamespacePlan>, StateError> {
+    let all = catalogs(state, bindings);
+    let global = opts
+        .global_namespace
+        .clone()
+        .unwrap_or_else(|| namespace::global_namespace(&all));
+    let mut namespaces: Vec<&str> = state
+        .of_kind(KindName::Subscription)
+        .map(|o| o.namespace())
+        .collect();
+    namespaces.dedup();
+    let mut plans = Vec::with_capacity(namespaces.len());
+    for ns in namespaces {
+        let mut plan = namespace::plan(state, ns, &all, &global)?;
+        if let Some(p) = &opts.policy {
+            plan.request.constraints = p.constraints.clone();
+            plan.request.cluster = p.cluster.clone();
+        }
+        plans.push(plan);
+    }
+    Ok(plans)
+}
+
+/// Resolves every namespace with a Subscription.
+pub fn resolve_cluster(
+    state: &ClusterState,
+    bindings: &[Binding],
+    opts: &ClusterOptions,
+) -> Result<ClusterAnswer, StateError> {
+    let plans = plan_cluster(state, bindings, opts)?;
+    let files = read_bound(&plans)?;
+    let mut cache = FileCache::new();
+    let mut resolvers: BTreeMap<Vec<String>, Resolver> = BTreeMap::new();
+    for plan in plans.iter().filter(|p| p.blocked.is_none()) {
+        let key = bound_names(plan);
+        if resolvers.contains_key(&key) {
+            continue;
+        }
+        let set = load_set(plan, &files, &opts.load, &mut cache)?;
+        resolvers.insert(
+            key,
+            Resolver::new(Arc::new(set)).with_options(opts.solve.clone()),
+        );
+    }
+    let answers = crate::parallel::parallel_map(&plans, |plan| {
+        let resolver = resolvers.get(&bound_names(plan));
+        resolve_namespace(plan, resolver)
+    });
+    Ok(ClusterAnswer::new(answers, state.skipped.len()))
+}
+
+/// The bound catalogs a namespace sees, by name.
+fn bound_names(plan: &NamespacePlan) -> Vec<String> {
+    plan.catalogs
+        .iter()
+        .filter(|c| c.path.is_some())
+        .map(|c| c.name.clone())
+        .collect()
+}
+
+/// The files of every bound catalog some namespace sees, read once.
+fn read_bound(plans: &[NamespacePlan]) -> Result<BTreeMap<String, Vec<SourceFile>>, StateError> {
+    let mut out = BTreeMap::new();
+    for c in plans.iter().flat_map(|p| &p.catalogs) {
+        let Some(path) = &c.path else { continue };
+        if out.contains_key(&c.name) {
+            continue;
+        }
+        let source = CatalogSource {
+            name: c.name.clone(),
+            path: path.clone(),
+            priority: c.priority,
+        };
+        let files = crate::catalog::read_catalog(&source).map_err(|e| StateError::Binding {
+            binding: format!("{}={}", c.name, path.display()),
+            message: e.to_string(),
+        })?;
+        out.insert(c.name.clone(), files);
+    }
+    Ok(out)
+}
+
+fn load_set(
+    plan: &NamespacePlan,
+    files: &BTreeMap<String, Vec<SourceFile>>,
+    opts: &LoadOptions,
+    cache: &mut FileCache,
+) -> Result<CatalogSet, StateError> {
+    let mut sources: Vec<(CatalogSource, &[SourceFile])> = Vec::new();
+    for c in &plan.catalogs {
+        let (Some(path), Some(f)) = (&c.path, files.get(&c.name)) else {
+            continue;
+        };
+        let source = CatalogSource {
+            name: c.name.clone(),
+            path: path.clone(),
+            priority: c.priority,
+        };
+        sources.push((source, f.as_slice()));
+    }
+    let borrowed: Vec<(&CatalogSource, &[SourceFile])> =
+        sources.iter().map(|(s, f)| (s, *f)).collect();
+    CatalogSet::load_file_slices_cached(&borrowed, opts, cache).map_err(|e| StateError::Binding {
+        binding: plan
+            .catalogs
+            .iter()
+            .filter(|c| c.path.is_some())
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        message: e.to_string(),
+    })
+}
+
+fn base(plan: &NamespacePlan, status: Status) -> NamespaceAnswer {
+    NamespaceAnswer {
+        namespace: plan.namespace.clone(),
+        status,
+        global_namespace: plan.global_namespace.clone(),
+        subscriptions: answer::stuck(&plan.subscriptions),
+        selected: Vec::new(),
+        warnings: Vec::new(),
+        explanation: None,
+        reason: None,
+    }
+}
+
+/// One namespace's answer.
+fn resolve_namespace(plan: &NamespacePlan, resolver: Option<&Resolver>) -> NamespaceAnswer {
+    let words = crate::explain::cluster::Words::new(plan);
+    let mut notes = plan.notes.clone();
+    let blocked = |b: &Blocked, notes: &[Note]| NamespaceAnswer {
+        reason: Some(words.blocked(b)),
+        warnings: words.notes(notes, false),
+        ..base(plan, Status::Blocked)
+    };
+    if let Some(b) = &plan.blocked {
+        return blocked(b, &notes);
+    }
+    let Some(resolver) = resolver else {
+        return blocked(&Blocked::BrokenCatalog("no catalog loaded".into()), &notes);
+    };
+    let precheck = super::precheck::subscriptions(plan, resolver.catalogs());
+    if !precheck.is_empty() {
+        return NamespaceAnswer {
+            explanation: Some(words.prechecks(&precheck)),
+            warnings: words.notes(&notes, false),
+            ..base(plan, Status::Unsatisfiable)
+        };
+    }
+    match resolver.resolve(&plan.request) {
+        Ok((_, Outcome::Resolved(a))) => {
+            notes.extend(a.warnings.iter().cloned().map(Note::Resolution));
+            let (subscriptions, selected) = answer::resolved(plan, &a);
+            NamespaceAnswer {
+                subscriptions,
+                selected,
+                warnings: words.notes(&notes, false),
+                ..base(plan, Status::Resolved)
+            }
+        }
+        Ok((universe, Outcome::Unsatisfiable(failure))) => {
+            notes.extend(super::precheck::left_over(plan));
+            let proof = crate::explain::explain_failure(
+                &failure,
+                &universe,
+                &plan.request,
+                Detail::Summary,
+            );
+            NamespaceAnswer {
+                explanation: Some(words.unsatisfiable(&proof, &notes)),
+                warnings: words.notes(&notes, true),
+                ..base(plan, Status::Unsatisfiable)
+            }
+        }
+        Err(ResolveError::GaveUp { conflicts, partial }) => NamespaceAnswer {
+            explanation: Some(words.gave_up(conflicts, &partial)),
+            warnings: words.notes(&notes, false),
+            ..base(plan, Status::GaveUp)
+        },
+        Err(e) => blocked(&Blocked::BrokenCatalog(e.to_string()), &notes),
+    }
+}

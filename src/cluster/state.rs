@@ -1,0 +1,156 @@
+//! The objects of a dump, one per kind, namespace and name, with what-if changes applied.
+
+use std::collections::BTreeMap;
+
+use super::error::StateError;
+use super::object::{KindName, Object, Skipped};
+use super::read::Dump;
+
+/// An object's identity: kind, namespace, name.
+pub type ObjectKey = (KindName, String, String);
+
+fn key(o: &Object) -> ObjectKey {
+    (
+        o.kind_name(),
+        o.namespace().to_string(),
+        o.name().to_string(),
+    )
+}
+
+/// Every object of a cluster dump, by identity, plus what was skipped.
+#[derive(Debug, Default)]
+pub struct ClusterState {
+    objects: BTreeMap<ObjectKey, Object>,
+    /// Objects of kinds deppy does not read.
+    pub skipped: Vec<Skipped>,
+}
+
+/// The same object seen twice: equal uid and resourceVersion (two dumps of one cluster).
+fn same_object(a: &Object, b: &Object) -> bool {
+    let (ma, mb) = (&a.metadata, &b.metadata);
+    ma.uid.is_some() && ma.uid == mb.uid && ma.resource_version == mb.resource_version
+}
+
+impl ClusterState {
+    /// The state a dump describes. Two different objects with one kind, namespace and name
+    /// are an error naming both places; the same object seen twice counts once.
+    pub fn from_dump(dump: Dump) -> Result<ClusterState, StateError> {
+        let mut state = ClusterState {
+            objects: BTreeMap::new(),
+            skipped: dump.skipped,
+        };
+        for o in dump.objects {
+            let k = key(&o);
+            match state.objects.get(&k) {
+                Some(first) if same_object(first, &o) => {}
+                Some(first) => {
+                    return Err(StateError::Duplicate {
+                        object: super::read::describe(o.kind_name(), &o.metadata),
+                        first: Box::new(first.source.clone()),
+                        second: Box::new(o.source),
+                    });
+                }
+                None => {
+                    state.objects.insert(k, o);
+                }
+            }
+        }
+        state.skipped.sort();
+        Ok(state)
+    }
+
+    /// What `kubectl apply -f` of `changes` would leave: each object replaces the one of the
+    /// same kind, namespace and name, or is added. A replacement without a `status` keeps the
+    /// status of the object it replaces.
+    pub fn apply(&mut self, changes: ClusterState) {
+        for (k, mut o) in changes.objects {
+            if !o.has_status
+                && let Some(old) = self.objects.get(&k)
+            {
+                keep_status(&mut o, old);
+            }
+            self.objects.insert(k, o);
+        }
+        self.skipped.extend(changes.skipped);
+        self.skipped.sort();
+    }
+
+    /// Every object, in kind, namespace and name order.
+    pub fn objects(&self) -> impl Iterator<Item = &Object> {
+        self.objects.values()
+    }
+
+    /// The objects of one kind, in namespace and name order.
+    pub fn of_kind(&self, kind: KindName) -> impl Iterator<Item = &Object> {
+        self.objects.values().filter(move |o| o.kind_name() == kind)
+    }
+
+    /// The objects of one kind in one namespace, by name.
+    pub fn in_namespace<'a>(
+        &'a self,
+        kind: KindName,
+        namespace: &'a str,
+    ) -> impl Iterator<Item = &'a Object> + 'a {
+        self.of_kind(kind)
+            .filter(move |o| o.namespace() == namespace)
+    }
+
+    /// One object by identity.
+    pub fn get(&self, kind: KindName, namespace: &str, name: &str) -> Option<&Object> {
+        self.objects
+            .get(&(kind, namespace.to_string(), name.to_string()))
+    }
+}
+
+fn keep_status(new: &mut Object, old: &Object) {
+    use super::object::Kind;
+    match (&mut new.kind, &old.kind) {
+        (Kind::Subscription(_, s), Kind::Subscription(_, t)) => *s = t.clone(),
+        (Kind::ClusterServiceVersion(_, s), Kind::ClusterServiceVersion(_, t)) => *s = t.clone(),
+        (Kind::OperatorGroup(_, s), Kind::OperatorGroup(_, t)) => *s = t.clone(),
+        (Kind::InstallPlan(_, s), Kind::InstallPlan(_, t)) => *s = t.clone(),
+        _ => return,
+    }
+    new.has_status = old.has_status;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::object::Kind;
+    use crate::cluster::read::read_text;
+
+    fn state(text: &str) -> Result<ClusterState, StateError> {
+        ClusterState::from_dump(read_text("s.yaml", text).unwrap())
+    }
+
+    const SUB: &str = "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: a, namespace: ns}\nspec: {name: a, source: c, sourceNamespace: ns, channel: alpha}\n";
+
+    #[test]
+    fn two_different_objects_with_one_name_are_an_error() {
+        let e = state(&format!("{SUB}---\n{SUB}")).unwrap_err().to_string();
+        assert!(e.contains("Subscription ns/a is defined twice"), "{e}");
+        assert!(e.contains("document 1") && e.contains("document 2"), "{e}");
+        let same = "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: a, namespace: ns, uid: u1, resourceVersion: '7'}\n";
+        assert_eq!(
+            state(&format!("{same}---\n{same}"))
+                .unwrap()
+                .objects()
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn apply_replaces_and_keeps_status() {
+        let mut s = state(&format!("{SUB}status: {{installedCSV: a.v1}}\n")).unwrap();
+        let change = SUB.replace("alpha", "beta");
+        s.apply(state(&change).unwrap());
+        let o = s.get(KindName::Subscription, "ns", "a").unwrap();
+        let Kind::Subscription(spec, status) = &o.kind else {
+            panic!()
+        };
+        assert_eq!(spec.channel.as_deref(), Some("beta"));
+        assert_eq!(status.installed_csv.as_deref(), Some("a.v1"));
+    }
+}
