@@ -54,11 +54,15 @@ fn offers(root: &Path) -> Vec<Offer> {
         };
         let set = CatalogSet::load(&[source], &LoadOptions::default()).expect("shipped catalog");
         for p in &set.packages {
-            let Some(dc) = &p.default_channel else { continue };
+            let Some(dc) = &p.default_channel else {
+                continue;
+            };
             let Some(ch) = p.channels.iter().find(|c| &c.name == dc) else {
                 continue;
             };
-            let Ok(g) = ChannelGraph::build(ch) else { continue };
+            let Ok(g) = ChannelGraph::build(ch) else {
+                continue;
+            };
             let order = g.order();
             let pick = order.get(1).or(order.first()).copied();
             let entry = pick.and_then(|i| ch.entries.get(i));
@@ -118,13 +122,18 @@ fn dump(root: &Path) -> Vec<(String, Value)> {
             "metadata": meta(name, "openshift-marketplace", i, "operators.coreos.com/v1alpha1"),
             "spec": {"sourceType": "grpc", "image": format!("registry.example.com/{name}:v4.22"), "priority": 0}}));
     }
-    lists.push(("openshift-marketplace".to_string(), json!({"apiVersion": "v1", "kind": "List", "items": items})));
+    lists.push((
+        "openshift-marketplace".to_string(),
+        json!({"apiVersion": "v1", "kind": "List", "items": items}),
+    ));
     let mut n = 0;
     for k in 0..NAMESPACES {
         let ns = format!("team-{k:03}");
         let subs = SUBSCRIPTIONS / NAMESPACES + usize::from(k < SUBSCRIPTIONS % NAMESPACES);
-        let mut items = vec![json!({"apiVersion": "operators.coreos.com/v1", "kind": "OperatorGroup",
-            "metadata": meta("og", &ns, n, "operators.coreos.com/v1"), "spec": {"targetNamespaces": [ns]}})];
+        let mut items = vec![
+            json!({"apiVersion": "operators.coreos.com/v1", "kind": "OperatorGroup",
+            "metadata": meta("og", &ns, n, "operators.coreos.com/v1"), "spec": {"targetNamespaces": [ns]}}),
+        ];
         for s in 0..subs {
             n += 1;
             let o = &offers[(k * 7 + s * 131) % offers.len()];
@@ -144,7 +153,10 @@ fn dump(root: &Path) -> Vec<(String, Value)> {
                 "conditions": [{"phase": "Succeeded", "reason": "InstallSucceeded", "lastTransitionTime": "2026-11-20T10:00:00Z"}]});
             items.push(csv);
         }
-        lists.push((ns, json!({"apiVersion": "v1", "kind": "List", "items": items})));
+        lists.push((
+            ns,
+            json!({"apiVersion": "v1", "kind": "List", "items": items}),
+        ));
     }
     lists
 }
@@ -174,7 +186,11 @@ fn time<T>(f: impl FnMut() -> T) -> Duration {
 }
 
 fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut f: Vec<PathBuf> = std::fs::read_dir(dir).expect("dump").flatten().map(|e| e.path()).collect();
+    let mut f: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("dump")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     f.sort();
     f
 }
@@ -211,7 +227,13 @@ fn main() {
     }
     let bindings: Vec<Binding> = CATALOGS
         .iter()
-        .map(|(n, p)| Binding::parse(&format!("openshift-marketplace/{n}={}", root.join(p).display())).expect("binding"))
+        .map(|(n, p)| {
+            Binding::parse(&format!(
+                "openshift-marketplace/{n}={}",
+                root.join(p).display()
+            ))
+            .expect("binding")
+        })
         .collect();
     let bin = env!("CARGO_BIN_EXE_deppy");
     println!(
@@ -219,22 +241,45 @@ fn main() {
         json_bytes as f64 / 1e6,
         yaml_bytes as f64 / 1e6
     );
-    println!("{:<5} {:>9} {:>9} {:>11} {:>9} {:>22}", "form", "floor ms", "read ms", "resolve ms", "whole ms", "whole/(floor+resolve)");
+    println!(
+        "{:<5} {:>9} {:>9} {:>11} {:>9} {:>22}",
+        "form", "floor ms", "read ms", "resolve ms", "whole ms", "whole/(floor+resolve)"
+    );
     for (form, dir, yaml) in [("json", &json_dir, false), ("yaml", &yaml_dir, true)] {
         let objects = floor(dir, yaml);
         let floor_t = time(|| floor(dir, yaml));
         let read_t = time(|| read_paths(&[dir.clone()]).expect("state"));
-        let state = ClusterState::from_dump(read_paths(&[dir.clone()]).expect("state")).expect("state");
-        let answer = resolve_cluster(&state, &bindings, &ClusterOptions::default()).expect("answer");
-        let resolve_t = time(|| resolve_cluster(&state, &bindings, &ClusterOptions::default()).expect("answer"));
-        let mut args: Vec<String> = vec!["cluster".into(), "resolve".into(), dir.display().to_string(), "-o".into(), "json".into()];
+        let state =
+            ClusterState::from_dump(read_paths(&[dir.clone()]).expect("state")).expect("state");
+        let answer =
+            resolve_cluster(&state, &bindings, &ClusterOptions::default()).expect("answer");
+        let resolve_t = time(|| {
+            resolve_cluster(&state, &bindings, &ClusterOptions::default()).expect("answer")
+        });
+        let mut args: Vec<String> = vec![
+            "cluster".into(),
+            "resolve".into(),
+            dir.display().to_string(),
+            "-o".into(),
+            "json".into(),
+        ];
         for (n, p) in CATALOGS {
             args.push("--catalog".into());
-            args.push(format!("openshift-marketplace/{n}={}", root.join(p).display()));
+            args.push(format!(
+                "openshift-marketplace/{n}={}",
+                root.join(p).display()
+            ));
         }
         let whole_t = time(|| {
-            let out = std::process::Command::new(bin).args(&args).output().expect("deppy runs");
-            assert!(matches!(out.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&out.stderr));
+            let out = std::process::Command::new(bin)
+                .args(&args)
+                .output()
+                .expect("deppy runs");
+            assert!(
+                matches!(out.status.code(), Some(0 | 1)),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         });
         println!(
             "{form:<5} {:>9.1} {:>9.1} {:>11.1} {:>9.1} {:>22.2}   ({objects} objects, status {:?})",
