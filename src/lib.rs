@@ -56,6 +56,7 @@ pub mod constraint;
 pub mod explain;
 pub mod generic;
 pub mod graph;
+pub mod input;
 pub mod installability;
 mod parallel;
 pub mod pipeline;

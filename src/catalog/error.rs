@@ -27,7 +27,7 @@ pub enum LoadError {
         source: std::io::Error,
     },
     /// Malformed JSON or YAML (or a YAML safety budget exceeded).
-    #[error("{file}:{line}:{column} (document {document}): malformed {format}: {message}")]
+    #[error("{}", syntax_text(file, *line, *column, *document, format, message))]
     Syntax {
         /// File path.
         file: String,
@@ -37,7 +37,8 @@ pub enum LoadError {
         line: usize,
         /// 1-based column (0 when the parser gives none).
         column: usize,
-        /// 1-based document index the error falls in.
+        /// 1-based document index the error falls in (0 when not known: the file is not
+        /// text).
         document: usize,
         /// The parser's message.
         message: String,
@@ -85,26 +86,49 @@ pub enum LoadError {
     },
 }
 
+/// The words of a [`LoadError::Syntax`]: `file:line:column (document n): malformed JSON: …`.
+fn syntax_text(
+    file: &str,
+    line: usize,
+    column: usize,
+    document: usize,
+    format: &str,
+    message: &str,
+) -> String {
+    let document = if document == 0 {
+        String::new()
+    } else {
+        format!(" (document {document})")
+    };
+    format!("{file}:{line}:{column}{document}: malformed {format}: {message}")
+}
+
+impl LoadError {
+    /// The error for a catalog file (of `format`, `JSON` or `YAML`) whose bytes are not UTF-8:
+    /// the same error on every path that reads catalogs, placed at the first bad byte.
+    pub fn not_utf8(file: &str, format: &'static str, bytes: &[u8]) -> LoadError {
+        let offset = std::str::from_utf8(bytes).err().map_or(0, |e| e.valid_up_to());
+        let (line, column) = crate::input::position(bytes, offset);
+        LoadError::Syntax {
+            file: file.to_string(),
+            format,
+            line,
+            column,
+            document: 0,
+            message: format!("not UTF-8 text (byte {offset} is not part of a UTF-8 character)"),
+        }
+    }
+}
+
 /// The words of a [`LoadError::TooLarge`]: `file size is 1.0 GiB (1073741824 bytes), over
 /// the limit of 512.0 MiB (536870912 bytes) (set ...)`, or `more than 1,000,000 documents
 /// (the limit per file)`.
 fn too_large_text(what: &str, actual: u64, limit: u64) -> String {
-    use super::limits::{FILE_SIZE, MAX_FILE_SIZE_ENV, thousands};
+    use super::limits::{FILE_SIZE, thousands};
     if what != FILE_SIZE {
         return format!("more than {} {what} (the limit per file)", thousands(limit));
     }
-    let bytes = |n: u64| {
-        const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
-        match UNITS.iter().find(|(_, size)| n >= *size) {
-            Some((unit, size)) => format!("{:.1} {unit} ({n} bytes)", n as f64 / *size as f64),
-            None => format!("{n} bytes"),
-        }
-    };
-    format!(
-        "{what} is {}, over the limit of {} (set {MAX_FILE_SIZE_ENV} to another number of bytes to change it)",
-        bytes(actual),
-        bytes(limit)
-    )
+    crate::input::size_text(actual, limit)
 }
 
 /// What a [`Warning`] is about, as a stable machine-readable code.

@@ -21,12 +21,13 @@ use rustc_hash::FxHashSet;
 
 use super::error::LoadError;
 use super::set::{CatalogInfo, CatalogSet, CatalogSource};
+use super::walk::{self, Kind, Root};
 use convert::Records;
 use parse::FileCtx;
 
 pub use files::{FileCache, SourceFile, read_catalog};
 pub use locate::locate;
-pub(crate) use yaml::{split_yaml, yaml_options};
+pub(crate) use yaml::{split_yaml, yaml_message, yaml_options};
 
 /// How to load catalogs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -75,14 +76,23 @@ fn io_error(path: &Path, source: std::io::Error) -> LoadError {
 /// Files of one catalog: the path itself when it is a file (any extension); one JSON text
 /// rendered from bundle directories when it is a bundle directory or a directory of them
 /// (`super::bundle_dir`); else every `.json` / `.yaml` / `.yml` file below it, depth first
-/// in sorted name order. Hidden entries (`.name`) are skipped; a symlinked directory is read
-/// once.
+/// in sorted name order, as the catalog walk lists them (`super::walk`: hidden entries,
+/// special files and links out of the catalog are not read); `-` is standard input.
 fn collect_files(
     catalog: usize,
     source: &CatalogSource,
     out: &mut Vec<FileJob>,
 ) -> Result<(), LoadError> {
     let path = &source.path;
+    if crate::input::is_stdin(path) {
+        out.push(FileJob {
+            catalog,
+            path: path.clone(),
+            format: None,
+            text: None,
+        });
+        return Ok(());
+    }
     let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => LoadError::MissingPath {
             catalog: source.name.clone(),
@@ -111,62 +121,53 @@ fn collect_files(
         });
         return Ok(());
     }
-    // Directories reached through a symlink are read once (by canonical path), so a link
-    // to an ancestor cannot loop.
+    // The catalog walk (see `walk`): links are followed inside the catalog only, special
+    // files are never opened, and directories reached through a link are entered once (by
+    // canonical path), so a link to an ancestor cannot loop.
+    let root = Root::new(path);
     let mut visited = FxHashSet::default();
     visited.extend(std::fs::canonicalize(path).ok());
     let mut read = |dir: &Path| match listings.remove(dir) {
         Some(listing) => Ok(listing),
-        None => sorted_dir(dir),
+        None => walk::list(dir, &root),
     };
     let mut stack = vec![read(path)?.into_iter()];
     while let Some(top) = stack.last_mut() {
-        let Some((entry, file_type)) = top.next() else {
+        let Some(entry) = top.next() else {
             stack.pop();
             continue;
         };
-        let hidden = entry
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with('.'));
-        if hidden {
-            continue;
-        }
-        let is_dir = if file_type.is_symlink() {
-            let is_dir = std::fs::metadata(&entry).is_ok_and(|m| m.is_dir());
-            let canonical = std::fs::canonicalize(&entry).map_err(|e| io_error(&entry, e))?;
-            if is_dir && !visited.insert(canonical) {
-                continue;
+        match entry.kind {
+            Kind::Dir => {
+                if entry.link
+                    && let Ok(canonical) = std::fs::canonicalize(&entry.path)
+                    && !visited.insert(canonical)
+                {
+                    continue;
+                }
+                stack.push(read(&entry.path)?.into_iter());
             }
-            is_dir
-        } else {
-            file_type.is_dir()
-        };
-        if is_dir {
-            stack.push(read(&entry)?.into_iter());
-        } else if let Some(format) = format_of(&entry) {
-            out.push(FileJob {
-                catalog,
-                path: entry,
-                format: Some(format),
-                text: None,
-            });
+            Kind::File => {
+                if let Some(format) = format_of(&entry.path) {
+                    out.push(FileJob {
+                        catalog,
+                        path: entry.path,
+                        format: Some(format),
+                        text: None,
+                    });
+                }
+            }
+            // Skipped where a regular file would be read; ignored where it would be ignored.
+            Kind::Skipped(_) => {
+                if format_of(&entry.path).is_some()
+                    && let Some(w) = entry.skipped_warning()
+                {
+                    log::warn!("{w}");
+                }
+            }
         }
     }
     Ok(())
-}
-
-/// A directory's entries sorted by name, with their (unfollowed) file types.
-fn sorted_dir(dir: &Path) -> Result<Vec<(PathBuf, std::fs::FileType)>, LoadError> {
-    let mut entries = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(|e| io_error(dir, e))? {
-        let entry = entry.map_err(|e| io_error(dir, e))?;
-        let file_type = entry.file_type().map_err(|e| io_error(&entry.path(), e))?;
-        entries.push((entry.path(), file_type));
-    }
-    // Siblings share their parent's text: as bytes, whole paths sort by name.
-    entries.sort_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
-    Ok(entries)
 }
 
 /// Bytes of a file to read (0 when it cannot be looked up: reading it will say why).

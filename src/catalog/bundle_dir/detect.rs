@@ -8,72 +8,33 @@ use rustc_hash::FxHashMap;
 use super::doc::read_first_doc;
 use crate::catalog::error::LoadError;
 use crate::catalog::model::Origin;
+use crate::catalog::walk::{self, Entry, Kind, Root};
 
-/// True when `dir` has both a `manifests/` and a `metadata/` directory (opm's test).
+/// True when `dir` has both a `manifests/` and a `metadata/` directory (opm's test), inside
+/// `dir` itself (a link out of the bundle directory does not count).
 pub fn is_bundle_dir(dir: &Path) -> bool {
-    dir.join("manifests").is_dir() && dir.join("metadata").is_dir()
+    let root = Root::new(dir);
+    let sub = |name: &str| {
+        matches!(
+            walk::kind_of(&dir.join(name), &root),
+            Ok((Kind::Dir, _))
+        )
+    };
+    dir.is_dir() && sub("manifests") && sub("metadata")
 }
 
-/// Every entry of a directory (hidden ones included) sorted by name, with its unfollowed
-/// file type: what the FBC file walk reads of a directory.
-pub(crate) type Listing = Vec<(PathBuf, std::fs::FileType)>;
+/// The entries of a directory as the catalog walk lists them ([`walk::list`]).
+pub(crate) type Listing = Vec<Entry>;
 
 /// Listings read while looking for bundle directories, by directory path, for the FBC file
 /// walk that follows to take instead of reading the same directories again.
 pub(crate) type Listings = FxHashMap<PathBuf, Listing>;
 
-/// Non-hidden entries of a directory, sorted by name, each with whether it is a directory
-/// (following symlinks). The full listing goes to `listings` when every entry's type could
-/// be read (else the walk reads the directory itself, and reports what it finds).
-fn entries(dir: &Path, listings: &mut Listings) -> Result<Vec<(PathBuf, bool)>, LoadError> {
-    let (out, listing) = read_entries(dir)?;
-    if let Some(l) = listing {
-        listings.insert(dir.to_path_buf(), l);
-    }
+/// Lists `dir` under `root`, keeping the listing in `listings` for the FBC walk.
+fn entries(dir: &Path, root: &Root, listings: &mut Listings) -> Result<Listing, LoadError> {
+    let out = walk::list(dir, root)?;
+    listings.insert(dir.to_path_buf(), out.clone());
     Ok(out)
-}
-
-/// What [`entries`] reads of a directory: its non-hidden entries, and its full listing when
-/// every entry's type could be read.
-type Read = (Vec<(PathBuf, bool)>, Option<Listing>);
-
-fn read_entries(dir: &Path) -> Result<Read, LoadError> {
-    let io = |source| LoadError::Io {
-        path: dir.to_path_buf(),
-        source,
-    };
-    let mut out = Vec::new();
-    let mut listing: Option<Listing> = Some(Vec::new());
-    for entry in std::fs::read_dir(dir).map_err(io)? {
-        let entry = entry.map_err(io)?;
-        let path = entry.path();
-        let file_type = entry.file_type();
-        match (&mut listing, &file_type) {
-            (Some(l), Ok(t)) => l.push((path.clone(), *t)),
-            _ => listing = None,
-        }
-        let hidden = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_none_or(|n| n.starts_with('.'));
-        if !hidden {
-            // The entry's own type needs no system call; only a symlink (or a file system
-            // that does not report types) is followed to see what it points at.
-            let is_dir = match file_type {
-                Ok(t) if t.is_dir() => true,
-                Ok(t) if t.is_file() => false,
-                _ => path.is_dir(),
-            };
-            out.push((path, is_dir));
-        }
-    }
-    // Siblings share their parent's text, so comparing whole paths as bytes orders them by
-    // name, as `Path`'s component-wise order does, for much less.
-    out.sort_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
-    if let Some(l) = &mut listing {
-        l.sort_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
-    }
-    Ok((out, listing))
 }
 
 /// A `.json` / `.yaml` / `.yml` file: it may be an FBC file.
@@ -98,7 +59,8 @@ pub fn find_bundle_dirs(path: &Path) -> Result<Option<Vec<PathBuf>>, LoadError> 
     find_bundle_dirs_listing(path, &mut Listings::default())
 }
 
-/// As [`find_bundle_dirs`], keeping the directory listings it read in `listings`.
+/// As [`find_bundle_dirs`], keeping the directory listings it read in `listings`. Links
+/// are followed only inside `path` (see [`walk`]).
 pub(crate) fn find_bundle_dirs_listing(
     path: &Path,
     listings: &mut Listings,
@@ -109,51 +71,49 @@ pub(crate) fn find_bundle_dirs_listing(
     if is_bundle_dir(path) {
         return Ok(Some(vec![path.to_path_buf()]));
     }
+    let root = Root::new(path);
     let mut bundles = Vec::new();
     let mut candidates = Vec::new();
-    let children = entries(path, listings)?;
+    let children = entries(path, &root, listings)?;
     // The children's listings are read in parallel (a catalog has hundreds of package
     // directories), then looked at in order.
-    let reads = crate::parallel::parallel_map(&children, |(child, is_dir)| {
-        is_dir.then(|| read_entries(child))
+    let reads = crate::parallel::parallel_map(&children, |child| {
+        (child.kind == Kind::Dir).then(|| walk::list(&child.path, &root))
     });
-    for ((child, is_dir), read) in children.into_iter().zip(reads) {
-        if !is_dir {
-            if fbc_candidate(&child) {
-                candidates.push(child);
+    for (child, read) in children.into_iter().zip(reads) {
+        let Some(read) = read else {
+            if fbc_candidate(&child.path) {
+                candidates.push(child.path);
             }
-        } else {
-            // A child's listing tells whether it is a bundle directory (`manifests/` and
-            // `metadata/` among its directories) without looking them up one by one.
-            let read = read.unwrap_or_else(|| read_entries(&child));
-            let listing = match read {
-                Ok((listing, full)) => {
-                    if let Some(l) = full {
-                        listings.insert(child.clone(), l);
-                    }
-                    listing
-                }
-                Err(_) if is_bundle_dir(&child) => {
-                    bundles.push(child);
-                    continue;
-                }
-                Err(e) => return Err(e),
-            };
-            let has_dir = |name: &str| {
+            continue;
+        };
+        // A child's listing tells whether it is a bundle directory (`manifests/` and
+        // `metadata/` among its directories) without looking them up one by one.
+        let listing = match read {
+            Ok(listing) => {
+                listings.insert(child.path.clone(), listing.clone());
                 listing
-                    .iter()
-                    .any(|(p, d)| *d && p.file_name().is_some_and(|n| n == name))
-            };
-            if has_dir("manifests") && has_dir("metadata") {
-                bundles.push(child);
+            }
+            Err(_) if is_bundle_dir(&child.path) => {
+                bundles.push(child.path);
                 continue;
             }
-            for (grandchild, is_dir) in listing {
-                if is_dir && is_bundle_dir(&grandchild) {
-                    bundles.push(grandchild);
-                } else if !is_dir && fbc_candidate(&grandchild) {
-                    candidates.push(grandchild);
-                }
+            Err(e) => return Err(e),
+        };
+        let has_dir = |name: &str| {
+            listing
+                .iter()
+                .any(|e| e.kind == Kind::Dir && e.name() == name)
+        };
+        if has_dir("manifests") && has_dir("metadata") && is_bundle_dir(&child.path) {
+            bundles.push(child.path);
+            continue;
+        }
+        for grandchild in listing {
+            match grandchild.kind {
+                Kind::Dir if is_bundle_dir(&grandchild.path) => bundles.push(grandchild.path),
+                Kind::File if fbc_candidate(&grandchild.path) => candidates.push(grandchild.path),
+                _ => {}
             }
         }
     }

@@ -7,6 +7,8 @@ use serde_json::{Map, Value};
 
 use crate::catalog::error::LoadError;
 use crate::catalog::model::Origin;
+use crate::catalog::fbc::limits;
+use crate::catalog::fbc::{yaml_message, yaml_options};
 
 /// The first non-empty document of a file, with where it is.
 pub(super) struct FirstDoc {
@@ -74,19 +76,18 @@ fn syntax(
 /// otherwise. None for a file without any document.
 pub(super) fn read_first_doc(path: &Path) -> Result<Option<FirstDoc>, LoadError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes = limits::read_limited(path, limits::max_file_size())?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| syntax(&file, "YAML", (0, 0), 1, format!("not UTF-8 text: {e}")))?;
+    let json = path.extension().is_some_and(|e| e == "json");
+    let text = std::str::from_utf8(bytes).map_err(|_| {
+        LoadError::not_utf8(&file, if json { "JSON" } else { "YAML" }, bytes)
+    })?;
     let origin = |document, line| Origin {
         file: file.clone(),
         document,
         line: Some(line),
     };
-    if path.extension().is_some_and(|e| e == "json") {
+    if json {
         let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
         return match stream.next() {
             None => Ok(None),
@@ -106,10 +107,10 @@ pub(super) fn read_first_doc(path: &Path) -> Result<Option<FirstDoc>, LoadError>
     let Some((chunk, document, first_line)) = first_yaml_doc(text) else {
         return Ok(None);
     };
-    match serde_saphyr::from_str_with_options::<Option<Value>>(
-        chunk,
-        crate::catalog::fbc::yaml_options(),
-    ) {
+    // The same budgets as catalog YAML, alias replay bounded by the document's size: an
+    // alias bomb in a CSV is refused at once.
+    let options = limits::yaml_document_options(&yaml_options(), chunk.len());
+    match serde_saphyr::from_str_with_options::<Option<Value>>(chunk, options) {
         Ok(None | Some(Value::Null)) => Ok(None),
         Ok(Some(value)) => Ok(Some(FirstDoc {
             value,
@@ -121,7 +122,7 @@ pub(super) fn read_first_doc(path: &Path) -> Result<Option<FirstDoc>, LoadError>
                 let col = usize::try_from(l.column()).unwrap_or(0);
                 (first_line + line.saturating_sub(1), col)
             });
-            Err(syntax(&file, "YAML", pos, document, e.to_string()))
+            Err(syntax(&file, "YAML", pos, document, yaml_message(&e)))
         }
     }
 }

@@ -11,6 +11,7 @@ use super::doc::{Fields, FirstDoc, read_first_doc};
 use super::props::{self, Property};
 use crate::catalog::error::LoadError;
 use crate::catalog::model::Origin;
+use crate::catalog::walk::{self, Kind, Root};
 use crate::version::Version;
 
 /// The annotation that names the bundle's package.
@@ -65,25 +66,22 @@ struct Metadata {
     properties: Option<(Origin, Vec<Value>)>,
 }
 
-/// Regular, non-hidden files of a directory, sorted by name (subdirectories are skipped, as
-/// opm skips them).
-fn sorted_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
-    let io = |source| LoadError::Io {
-        path: dir.to_path_buf(),
-        source,
-    };
+/// The regular files of a directory of bundle `root`, as the catalog walk lists them,
+/// sorted by name (subdirectories are skipped, as opm skips them; a special file or a link
+/// out of the bundle is skipped with a warning).
+fn sorted_files(
+    dir: &Path,
+    root: &Root,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<PathBuf>, LoadError> {
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(io)? {
-        let path = entry.map_err(io)?.path();
-        let hidden = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_none_or(|n| n.starts_with('.'));
-        if !hidden && std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
-            files.push(path);
+    for entry in walk::list(dir, root)? {
+        match entry.kind {
+            Kind::File => files.push(entry.path),
+            Kind::Dir => {}
+            Kind::Skipped(_) => warnings.extend(entry.skipped_warning()),
         }
     }
-    files.sort();
     Ok(files)
 }
 
@@ -135,7 +133,7 @@ fn annotations_of(doc: &FirstDoc) -> Result<Option<Annotations>, LoadError> {
 /// also holds dependencies or properties is ignored, as opm ignores it, with a warning.
 fn read_metadata(dir: &Path, warnings: &mut Vec<String>) -> Result<Metadata, LoadError> {
     let mut meta = Metadata::default();
-    for file in sorted_files(&dir.join("metadata"))? {
+    for file in sorted_files(&dir.join("metadata"), &Root::new(dir), warnings)? {
         let Some(doc) = read_first_doc(&file)? else {
             continue;
         };
@@ -209,7 +207,7 @@ fn read_manifests(dir: &Path, warnings: &mut Vec<String>) -> Result<Manifests, L
     let manifests = dir.join("manifests");
     let mut csv: Option<FirstDoc> = None;
     let mut crd_apis_all = Vec::new();
-    for file in sorted_files(&manifests)? {
+    for file in sorted_files(&manifests, &Root::new(dir), warnings)? {
         let Some(doc) = read_first_doc(&file)? else {
             continue;
         };

@@ -49,7 +49,14 @@ pub(crate) fn parse_cached(
 ) -> Result<Records, LoadError> {
     let key = key(file, bytes, keep_heavy);
     let path = dir.join(format!("{}.bin", key.to_hex()));
-    match std::fs::read(&path) {
+    // Only a regular file is read: a FIFO or a device planted at an entry's path would block
+    // the load (or feed it without end); it is replaced by the rename of a fresh entry.
+    let entry = match std::fs::symlink_metadata(&path) {
+        Ok(m) if m.is_file() => std::fs::read(&path),
+        Ok(_) => Err(std::io::Error::other("not a regular file")),
+        Err(e) => Err(e),
+    };
+    match entry {
         Ok(entry) => match decode(&entry, &key) {
             Ok(records) => return Ok(records),
             Err(why) => log::warn!(

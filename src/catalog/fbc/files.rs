@@ -2,6 +2,7 @@
 //! record and replays load, with a per-file parse cache for `deppy watch`.
 
 use std::hash::{BuildHasher, RandomState};
+use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
 use rustc_hash::FxHashMap;
@@ -44,17 +45,17 @@ pub fn read_catalog(source: &CatalogSource) -> Result<Vec<SourceFile>, LoadError
 
 fn read_file(path: &std::path::Path) -> Result<SourceFile, LoadError> {
     let bytes = super::limits::read_limited(path, super::limits::max_file_size())?;
-    let text = String::from_utf8(bytes).map_err(|e| LoadError::Io {
-        path: path.to_path_buf(),
-        source: std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+    let path = path.display().to_string();
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(SourceFile { path, text }),
+        // The parser's own error, so every way of loading a catalog refuses the file alike.
+        Err(e) => Err(
+            match super::parse_bytes(&path, e.as_bytes(), format_of(Path::new(&path)), false) {
+                Err(err) => err,
+                Ok(_) => LoadError::not_utf8(&path, "JSON", e.as_bytes()),
+            },
         ),
-    })?;
-    Ok(SourceFile {
-        path: path.display().to_string(),
-        text,
-    })
+    }
 }
 
 /// Parse results of files seen before, keyed by path and a hash of the contents: an

@@ -11,15 +11,11 @@
 //! Nesting is bounded by the parsers (serde_json: 128 levels; serde-saphyr: 64), and
 //! `olm.constraint` values by `constraint::Limits`.
 
-use std::io::Read;
 use std::path::Path;
 
 use crate::catalog::error::LoadError;
 
-/// Largest catalog file read, in bytes, unless [`MAX_FILE_SIZE_ENV`] says otherwise.
-pub const DEFAULT_MAX_FILE_SIZE: u64 = 512 << 20;
-/// Environment variable that sets the largest catalog file read, in bytes.
-pub const MAX_FILE_SIZE_ENV: &str = "DEPPY_MAX_FILE_SIZE";
+pub use crate::input::{DEFAULT_MAX_FILE_SIZE, MAX_FILE_SIZE_ENV, max_file_size};
 /// Most documents one catalog file may hold (JSON objects or YAML documents).
 pub const MAX_DOCUMENTS_PER_FILE: usize = 1_000_000;
 /// Most entries one channel may list.
@@ -35,27 +31,6 @@ pub const FILE_SIZE: &str = "file size";
 /// `what` of [`LoadError::TooLarge`] for a file's number of documents.
 pub const DOCUMENTS: &str = "documents";
 
-/// The largest catalog file read: [`MAX_FILE_SIZE_ENV`] when it holds a number of bytes,
-/// else [`DEFAULT_MAX_FILE_SIZE`]. A value that is not a number is ignored with a warning.
-pub fn max_file_size() -> u64 {
-    let Some(raw) = std::env::var_os(MAX_FILE_SIZE_ENV) else {
-        return DEFAULT_MAX_FILE_SIZE;
-    };
-    match raw
-        .to_str()
-        .map(str::trim)
-        .and_then(|s| s.parse::<u64>().ok())
-    {
-        Some(n) => n,
-        None => {
-            log::warn!(
-                "{MAX_FILE_SIZE_ENV}={raw:?} is not a number of bytes; using {DEFAULT_MAX_FILE_SIZE}"
-            );
-            DEFAULT_MAX_FILE_SIZE
-        }
-    }
-}
-
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -69,37 +44,28 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-fn too_large(path: &Path, actual: u64, limit: u64) -> LoadError {
-    LoadError::TooLarge {
-        path: path.to_path_buf(),
-        what: FILE_SIZE,
-        actual,
-        limit,
-    }
-}
-
-/// Reads a catalog file of at most `limit` bytes. The size is checked from the file's
-/// metadata before anything is read; a file that reports no size (a pipe, a device) or
-/// grows while it is read is cut off at `limit + 1` bytes and refused too.
+/// Reads a catalog file of at most `limit` bytes (see [`crate::input::read_bytes`]: the size
+/// is checked before reading, and a stream is cut off one byte past the limit).
 pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, LoadError> {
-    let io = |source| LoadError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
-    if meta.len() > limit {
-        return Err(too_large(path, meta.len(), limit));
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    let read = bytes.len() as u64;
-    if read > limit {
-        return Err(too_large(path, read, limit));
-    }
-    Ok(bytes)
+    crate::input::read_bytes(path, limit).map_err(|e| match e {
+        crate::input::InputError::TooLarge {
+            path,
+            actual,
+            limit,
+        } => LoadError::TooLarge {
+            path,
+            what: FILE_SIZE,
+            actual,
+            limit,
+        },
+        other => LoadError::Io {
+            path: other.path().to_path_buf(),
+            source: match other {
+                crate::input::InputError::Io { error, .. } => error,
+                e => std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()),
+            },
+        },
+    })
 }
 
 /// The error for a file with more than [`MAX_DOCUMENTS_PER_FILE`] documents.

@@ -122,10 +122,9 @@ pub(crate) fn parse_json<'a>(
         Ok(text) => parse_stream(ctx, bytes, sink, |from| {
             serde_json::Deserializer::from_str(text.get(from..).unwrap_or_default()).into_iter()
         }),
-        // Not UTF-8: serde_json finds and places the offending bytes, as it always did.
-        Err(_) => parse_stream(ctx, bytes, sink, |from| {
-            serde_json::Deserializer::from_slice(bytes.get(from..).unwrap_or_default()).into_iter()
-        }),
+        // Not UTF-8: refused as every other reader of catalogs refuses it, even when the bad
+        // bytes sit in a string no schema reads.
+        Err(_) => Err(LoadError::not_utf8(ctx.file, "JSON", bytes)),
     }
 }
 

@@ -6,7 +6,7 @@ use serde::de::IgnoredAny;
 
 use super::docs::{Doc, Header, YamlProp};
 use super::limits;
-use super::parse::{FileCtx, LineCounter, is_known_schema};
+use super::parse::{FileCtx, is_known_schema};
 use crate::catalog::error::LoadError;
 use crate::catalog::model::Origin;
 
@@ -118,11 +118,8 @@ pub(crate) fn parse_yaml<const KEEP: bool>(
     bytes: &[u8],
     sink: &mut YamlSink<'_, KEEP>,
 ) -> Result<(), LoadError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let at = e.valid_up_to();
-        let line = LineCounter::new(bytes).line_at(at);
-        ctx.syntax("YAML", (line, 0), 0, format!("not UTF-8: {e}"))
-    })?;
+    let text =
+        std::str::from_utf8(bytes).map_err(|_| LoadError::not_utf8(ctx.file, "YAML", bytes))?;
     let base = yaml_options();
     let chunks = split_yaml_bounded(text, limits::MAX_DOCUMENTS_PER_FILE)
         .map_err(|n| limits::too_many_documents(ctx.file, n))?;
@@ -254,7 +251,7 @@ fn saphyr_message(e: &serde_saphyr::Error) -> String {
 
 /// A safety budget's breach in words, e.g. for an alias bomb: `YAML safety limit: aliases
 /// expand to more than 9,728 events in this document (an alias bomb?)`.
-fn budget_message(mut e: &serde_saphyr::Error) -> String {
+pub(crate) fn budget_message(mut e: &serde_saphyr::Error) -> String {
     use serde_saphyr::Error as E;
     use serde_saphyr::budget::BudgetBreach as B;
     while let E::AliasError { error, .. } | E::WithSnippet { error, .. } = e {
@@ -308,11 +305,26 @@ fn budget_message(mut e: &serde_saphyr::Error) -> String {
             B::ScalarBytes { total_scalar_bytes } => {
                 format!("{} bytes of scalars", n(*total_scalar_bytes))
             }
-            other => format!("{other:?}"),
+            B::Documents { documents } => format!("more than {} documents", n(*documents)),
+            B::MergeKeys { merge_keys } => format!("more than {} merge keys", n(*merge_keys)),
+            B::CommentBytes {
+                total_comment_bytes,
+            } => format!("{} bytes of comments", n(*total_comment_bytes)),
+            _ => "a parser budget".to_string(),
         },
         other => return saphyr_message(other),
     };
     format!("YAML safety limit exceeded: {what}")
+}
+
+/// serde-saphyr's error in words: a safety budget's breach as [`budget_message`] says it,
+/// else the parser's first line without its position.
+pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
+    if is_budget_breach(e) {
+        budget_message(e)
+    } else {
+        saphyr_message(e)
+    }
 }
 
 /// A safety budget (size, alias expansion) was exceeded: re-reading would exceed it again.
