@@ -1,8 +1,21 @@
-//! Output files that are never left half-written: everything goes to a temporary file in the
-//! same directory, which is flushed, synced to disk and then renamed over the destination.
-//! A run that is interrupted or fails leaves the destination as it was (the old file, or
-//! none); a reader never sees a truncated file. `deppy ... --output-file FILE` and
-//! `deppy resolve --trace FILE` write this way.
+//! Output files that are never left half-written, and outputs that are not files at all.
+//!
+//! [`Output::open`] decides by what is at the path:
+//!
+//! - a regular file, or nothing yet: everything goes to a temporary file in the same
+//!   directory, which is flushed, synced to disk and then renamed over the destination. A run
+//!   that is interrupted or fails leaves the destination as it was (the old file, or none); a
+//!   reader never sees a truncated file. A read-only file is refused unless
+//!   [`WriteOptions::force`] is set (then it is replaced, keeping its mode);
+//! - `-`, `/dev/stdout` (`/dev/fd/1`, `/proc/self/fd/1`): the process's standard output;
+//!   `/dev/stderr` likewise;
+//! - anything else that exists and is not a regular file or a directory (a character device
+//!   such as `/dev/null`, a FIFO, a socket), or any path under `/dev` or `/proc`: written
+//!   straight into, never replaced, so `/dev/null` stays a device and a FIFO's reader gets
+//!   the bytes.
+//!
+//! `deppy ... --output-file FILE` and `deppy resolve --trace FILE` write this way.
+//! [`write_atomic`] and [`AtomicFile`] always replace (the catalog cache's entries).
 //!
 //! ```
 //! let dir = tempfile::tempdir()?;
@@ -32,6 +45,150 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     let mut file = AtomicFile::create(path)?;
     file.write_all(bytes).map_err(|e| file.error(e))?;
     file.commit()
+}
+
+/// How [`Output::open`] may treat an existing file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Replace a read-only regular file (it keeps its mode).
+    pub force: bool,
+}
+
+/// What an output path names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Destination {
+    /// The process's standard output (`-`, `/dev/stdout`).
+    Stdout,
+    /// The process's standard error (`/dev/stderr`).
+    Stderr,
+    /// Written straight into: a device, a FIFO, a socket, a path under `/dev` or `/proc`.
+    Direct(PathBuf),
+    /// A regular file, or nothing yet: replaced atomically.
+    Replace(PathBuf),
+}
+
+/// The message of a refused read-only destination (an [`std::io::ErrorKind::PermissionDenied`]
+/// error in [`WriteError::error`]).
+pub const READ_ONLY: &str = "it is read-only";
+
+/// What `path` names, and whether it may be written (a directory never; a read-only regular
+/// file only with [`WriteOptions::force`]).
+pub fn destination(path: &Path, options: WriteOptions) -> Result<Destination, WriteError> {
+    let err = |error| WriteError {
+        path: path.to_path_buf(),
+        error,
+    };
+    let text = path.as_os_str();
+    if text == "-" || ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].iter().any(|s| text == *s) {
+        return Ok(Destination::Stdout);
+    }
+    if ["/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"]
+        .iter()
+        .any(|s| text == *s)
+    {
+        return Ok(Destination::Stderr);
+    }
+    let system = |p: &Path| p.starts_with("/dev") || p.starts_with("/proc");
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "it is a directory",
+        ))),
+        Ok(m) if m.is_file() && !system(path) && !std::fs::canonicalize(path).is_ok_and(|c| system(&c)) => {
+            if m.permissions().readonly() && !options.force {
+                return Err(err(std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    READ_ONLY,
+                )));
+            }
+            Ok(Destination::Replace(path.to_path_buf()))
+        }
+        Ok(_) => Ok(Destination::Direct(path.to_path_buf())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !system(path) => {
+            Ok(Destination::Replace(path.to_path_buf()))
+        }
+        Err(e) => Err(err(e)),
+    }
+}
+
+/// An output being written: to a temporary file renamed into place by [`Output::commit`], or
+/// straight into a device, a FIFO or a standard stream (see the module documentation).
+/// Dropped without a commit, a temporary file is removed and the destination is untouched.
+pub struct Output {
+    sink: Sink,
+}
+
+enum Sink {
+    Replace(AtomicFile),
+    Direct(PathBuf, File),
+    Stdout(std::io::Stdout),
+    Stderr(std::io::Stderr),
+}
+
+impl Output {
+    /// Opens `path` for writing as [`destination`] says. Opening a FIFO waits for a reader,
+    /// as a shell's `>` does.
+    pub fn open(path: &Path, options: WriteOptions) -> Result<Output, WriteError> {
+        let sink = match destination(path, options)? {
+            Destination::Stdout => Sink::Stdout(std::io::stdout()),
+            Destination::Stderr => Sink::Stderr(std::io::stderr()),
+            Destination::Direct(p) => {
+                let file = File::options().write(true).open(&p).map_err(|error| WriteError {
+                    path: p.clone(),
+                    error,
+                })?;
+                Sink::Direct(p, file)
+            }
+            Destination::Replace(p) => Sink::Replace(AtomicFile::create(&p)?),
+        };
+        Ok(Output { sink })
+    }
+
+    /// An I/O error while writing this output, naming its destination.
+    pub fn error(&self, error: std::io::Error) -> WriteError {
+        let path = match &self.sink {
+            Sink::Replace(f) => f.path().to_path_buf(),
+            Sink::Direct(p, _) => p.clone(),
+            Sink::Stdout(_) => PathBuf::from("-"),
+            Sink::Stderr(_) => PathBuf::from("/dev/stderr"),
+        };
+        WriteError { path, error }
+    }
+
+    /// Finishes the output: renames a temporary file into place, or flushes a stream.
+    pub fn commit(mut self) -> Result<(), WriteError> {
+        match self.sink {
+            Sink::Replace(f) => f.commit(),
+            _ => self.flush().map_err(|e| self.error(e)),
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match &mut self.sink {
+            Sink::Replace(f) => f.write(buf),
+            Sink::Direct(_, f) => f.write(buf),
+            Sink::Stdout(s) => s.write(buf),
+            Sink::Stderr(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.sink {
+            Sink::Replace(f) => f.flush(),
+            Sink::Direct(_, f) => f.flush(),
+            Sink::Stdout(s) => s.flush(),
+            Sink::Stderr(s) => s.flush(),
+        }
+    }
+}
+
+/// Writes `bytes` to `path` as [`Output::open`] decides (atomically for a regular file).
+pub fn write_output(path: &Path, bytes: &[u8], options: WriteOptions) -> Result<(), WriteError> {
+    let mut out = Output::open(path, options)?;
+    out.write_all(bytes).map_err(|e| out.error(e))?;
+    out.commit()
 }
 
 /// Distinguishes the temporary files of one process.

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::data::Data;
 use super::kind::{NodeType, Role};
 use super::{Pipeline, PipelineConfig, Run};
-use crate::atomic::AtomicFile;
+use crate::atomic::{Output, WriteOptions};
 
 /// Trace format version.
 pub const FORMAT: u32 = 1;
@@ -60,23 +60,33 @@ pub enum TraceError {
 }
 
 /// Writes a pipeline's events to a file: to a temporary file next to it while running
-/// ([`crate::atomic::AtomicFile`]), synced and renamed to `FILE` when
-/// [`TraceWriter::finish`] is called, so an interrupted run leaves no truncated trace (and a
-/// run that never finishes removes its temporary file).
+/// ([`crate::atomic::Output`]), synced and renamed to `FILE` when [`TraceWriter::finish`] is
+/// called, so an interrupted run leaves no truncated trace (and a run that never finishes
+/// removes its temporary file). A device, a FIFO or `-` is written straight into.
 pub struct TraceWriter {
     path: PathBuf,
-    out: Arc<Mutex<Option<std::io::BufWriter<AtomicFile>>>>,
+    out: Arc<Mutex<Option<std::io::BufWriter<Output>>>>,
     error: Arc<Mutex<Option<std::io::Error>>>,
 }
 
 impl TraceWriter {
     /// Creates the file, writes the header line and subscribes to `pipeline`'s events.
     pub fn attach(pipeline: &mut Pipeline, path: &Path) -> Result<TraceWriter, TraceError> {
+        Self::attach_with(pipeline, path, WriteOptions::default())
+    }
+
+    /// As [`TraceWriter::attach`]; `options` says whether a read-only file may be replaced.
+    /// A device, a FIFO or `-` is written straight into (see [`crate::atomic`]).
+    pub fn attach_with(
+        pipeline: &mut Pipeline,
+        path: &Path,
+        options: WriteOptions,
+    ) -> Result<TraceWriter, TraceError> {
         let io = |source| TraceError::Io {
             path: path.to_path_buf(),
             source,
         };
-        let file = AtomicFile::create(path).map_err(|e| io(e.error))?;
+        let file = Output::open(path, options).map_err(|e| io(e.error))?;
         let mut w = std::io::BufWriter::new(file);
         let header = json!({
             "trace": {
