@@ -22,6 +22,10 @@ pub struct Row {
     pub installable: bool,
     /// Why not, in one line (empty when installable).
     pub reason: String,
+    /// Not checked: a budget ran out first (`reason` says which). Such a bundle is neither
+    /// installable nor known not to be.
+    #[serde(rename = "gaveUp", skip_serializing_if = "std::ops::Not::not")]
+    pub gave_up: bool,
 }
 
 /// What to check.
@@ -88,12 +92,25 @@ fn check_one(resolver: &Resolver, b: BundleId, channel: String) -> Option<Row> {
         }],
         ..Request::default()
     };
+    let mut gave_up = false;
     let (installable, reason) = match resolver.resolve(&request) {
         Ok((_, Outcome::Resolved(_))) => (true, String::new()),
         Ok((u, Outcome::Unsatisfiable(f))) => (
             false,
             one_line(&explain_failure(&f, &u, &request, Detail::Summary)),
         ),
+        Err(crate::resolve::ResolveError::GaveUp {
+            conflicts,
+            exhausted,
+            proven,
+            ..
+        }) => {
+            gave_up = true;
+            (
+                false,
+                crate::solver::gave_up_line(conflicts, exhausted, proven),
+            )
+        }
         Err(e) => (false, e.to_string()),
     };
     Some(Row {
@@ -103,6 +120,7 @@ fn check_one(resolver: &Resolver, b: BundleId, channel: String) -> Option<Row> {
         channel,
         installable,
         reason,
+        gave_up,
     })
 }
 
@@ -131,7 +149,8 @@ fn check_reporting(resolver: &Resolver, scope: Scope, progress: Option<&dyn Prog
 
 /// The rows as a text table: `installable  package  bundle  catalog/channel  reason`.
 pub fn to_text(rows: &[Row]) -> String {
-    let bad = rows.iter().filter(|r| !r.installable).count();
+    let bad = rows.iter().filter(|r| !r.installable && !r.gave_up).count();
+    let unchecked = rows.iter().filter(|r| r.gave_up).count();
     let mut out = String::new();
     let w_pkg = rows.iter().map(|r| r.package.len()).max().unwrap_or(0);
     let w_b = rows.iter().map(|r| r.bundle.len()).max().unwrap_or(0);
@@ -143,6 +162,8 @@ pub fn to_text(rows: &[Row]) -> String {
         };
         let mark = if r.installable {
             "installable    "
+        } else if r.gave_up {
+            "not checked    "
         } else {
             "NOT installable"
         };
@@ -154,9 +175,13 @@ pub fn to_text(rows: &[Row]) -> String {
         out.push('\n');
     }
     out.push_str(&format!(
-        "{} checked, {} installable, {bad} not installable\n",
-        rows.len(),
-        rows.len() - bad
+        "{} checked, {} installable, {bad} not installable",
+        rows.len() - unchecked,
+        rows.len() - bad - unchecked
     ));
+    if unchecked > 0 {
+        out.push_str(&format!(", {unchecked} not checked (a budget ran out)"));
+    }
+    out.push('\n');
     out
 }

@@ -1,4 +1,6 @@
-//! `deppy catalog check PATH[:PRIORITY]... [--all] [-o text|json|yaml]`.
+//! `deppy catalog check [NAME=]PATH[:PRIORITY]... [--all] [-o text|json|yaml]`: every
+//! bundle's resolution shares the command's budget; bundles not reached before it ran out
+//! are reported as not checked, with exit code 3.
 
 use clap::Args;
 
@@ -6,14 +8,15 @@ use deppy::catalog::CatalogSource;
 use deppy::installability::{Scope, check_with_progress, to_text};
 use deppy::resolve::Resolver;
 
+use super::budget::Budget;
 use super::catalog::{load_sources, parse_source, render};
-use super::{EXIT_FAILED, EXIT_OK, Format};
+use super::{EXIT_FAILED, EXIT_GAVE_UP, EXIT_OK, Format, output};
 
 /// `deppy catalog check` arguments.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Catalog file or directory, with an optional priority.
-    #[arg(required = true, value_name = "PATH[:PRIORITY]")]
+    /// Catalog file or directory, with an optional name and priority.
+    #[arg(required = true, value_name = "[NAME=]PATH[:PRIORITY]")]
     paths: Vec<String>,
     /// Check every bundle, not only channel heads.
     #[arg(long)]
@@ -21,9 +24,12 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     output: Format,
+    #[command(flatten)]
+    budget: Budget,
 }
 
-/// Runs `deppy catalog check`: exit 1 when a checked bundle is not installable.
+/// Runs `deppy catalog check`: exit 1 when a checked bundle is not installable, 3 when a
+/// budget ran out before every bundle was checked.
 pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let sources = args
         .paths
@@ -31,14 +37,19 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         .map(|p| parse_source(p))
         .collect::<anyhow::Result<Vec<CatalogSource>>>()?;
     let set = load_sources(&sources)?;
-    let resolver = Resolver::new(set);
+    let resolver = Resolver::new(set).with_options(args.budget.options());
     let scope = if args.all { Scope::All } else { Scope::Heads };
     let rows = {
         let bar = super::progress::Bar::new("checking installability");
         check_with_progress(&resolver, scope, &bar)
     };
-    print!("{}", render(&rows, args.output, || to_text(&rows))?);
-    Ok(if rows.iter().all(|r| r.installable) {
+    output::print(
+        &render(&rows, args.output, || to_text(&rows))?,
+        args.output.content(),
+    )?;
+    Ok(if rows.iter().any(|r| r.gave_up) {
+        EXIT_GAVE_UP
+    } else if rows.iter().all(|r| r.installable) {
         EXIT_OK
     } else {
         EXIT_FAILED

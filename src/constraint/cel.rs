@@ -14,7 +14,7 @@ use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, OnceLock};
 
-use super::cel_static::{Analysis, analyze, bracket_depth};
+use super::cel_static::{Analysis, LOOP_FACTOR, analyze, bracket_depth, max_dynamic};
 use super::{ConstraintError, Limits};
 
 /// The `cel` parser's own limit on nested expressions.
@@ -36,6 +36,11 @@ pub struct CelRule {
 pub(crate) struct Compiled {
     pub(crate) program: cel::Program,
     pub(crate) analysis: Analysis,
+    /// The largest size of `properties` (and of any list or map in a property's value) the
+    /// rule may be evaluated against within the cost limit.
+    pub(crate) max_dynamic: u64,
+    /// The limits it was compiled with (for the cost at another size, in messages).
+    pub(crate) max_ast_depth: usize,
 }
 
 impl CelRule {
@@ -45,11 +50,29 @@ impl CelRule {
     }
 
     /// The estimated evaluation cost: one per syntax node, each node inside a comprehension
-    /// (`exists`, `all`, `exists_one`, `map`, `filter`) counted 100 times per enclosing
-    /// comprehension, 100 being the list length assumed (so two nested `exists` multiply by
-    /// 10,000).
+    /// (`exists`, `all`, `exists_one`, `map`, `filter`) counted once per element its range
+    /// can hold: a literal list its real length, `properties` and property values 100 (the
+    /// size assumed when compiling; see [`CelRule::max_dynamic_size`]). Two nested `exists`
+    /// over `properties` multiply by 10,000.
     pub fn cost(&self) -> u64 {
         self.compiled.analysis.cost
+    }
+
+    /// The largest number of properties (or of elements of a list or map in a property's
+    /// value) the rule can be evaluated against within the cost limit it was compiled with;
+    /// past it an evaluation is refused (the rule is false for that subject, with an error).
+    pub fn max_dynamic_size(&self) -> u64 {
+        self.compiled.max_dynamic
+    }
+
+    /// The estimated cost against values of `size` elements.
+    pub fn cost_at(&self, size: u64) -> u64 {
+        super::cel_static::analyze(
+            self.compiled.program.expression(),
+            self.compiled.max_ast_depth,
+            size,
+        )
+        .cost
     }
 
     pub(crate) fn program(&self) -> &cel::Program {
@@ -146,7 +169,7 @@ fn compile_uncached(rule: &str, limits: &Limits) -> Result<CelRule, ConstraintEr
     if bracket_depth(rule) > limits.max_cel_nesting {
         return Err(too_deep(rule, "brackets", limits.max_cel_nesting));
     }
-    let compiled = compile_isolated(rule, limits.max_cel_ast_depth)?;
+    let compiled = compile_isolated(rule, limits.max_cel_ast_depth, limits.max_cel_cost)?;
     if compiled.analysis.cost > limits.max_cel_cost {
         return Err(ConstraintError::CelTooCostly {
             path: String::new(),
@@ -182,7 +205,11 @@ fn compile_error(rule: &str, line: usize, column: usize, message: String) -> Con
 
 /// Parses and analyses on a thread with a stack sized for the rule. A program deeper than
 /// `max_ast_depth` is dropped on that thread (dropping recurses too).
-fn compile_isolated(rule: &str, max_ast_depth: usize) -> Result<Compiled, ConstraintError> {
+fn compile_isolated(
+    rule: &str,
+    max_ast_depth: usize,
+    max_cost: u64,
+) -> Result<Compiled, ConstraintError> {
     let stack = rule
         .len()
         .saturating_mul(COMPILE_STACK_PER_BYTE)
@@ -192,7 +219,7 @@ fn compile_isolated(rule: &str, max_ast_depth: usize) -> Result<Compiled, Constr
     let spawned = std::thread::Builder::new()
         .name("deppy-cel-compile".to_string())
         .stack_size(stack)
-        .spawn(move || compile_here(&text, max_ast_depth));
+        .spawn(move || compile_here(&text, max_ast_depth, max_cost));
     match spawned {
         Ok(handle) => handle.join().unwrap_or_else(|_| {
             Err(compile_error(
@@ -211,12 +238,16 @@ fn compile_isolated(rule: &str, max_ast_depth: usize) -> Result<Compiled, Constr
     }
 }
 
-fn compile_here(rule: &str, max_ast_depth: usize) -> Result<Compiled, ConstraintError> {
+fn compile_here(
+    rule: &str,
+    max_ast_depth: usize,
+    max_cost: u64,
+) -> Result<Compiled, ConstraintError> {
     let env = env();
     let parsed = catch_unwind(AssertUnwindSafe(|| env.compile(rule)))
         .map_err(|_| compile_error(rule, 1, 1, "the CEL parser panicked".to_string()))?;
     let program = parsed.map_err(|errors| first_parse_error(rule, &errors))?;
-    let analysis = analyze(program.expression(), max_ast_depth);
+    let analysis = analyze(program.expression(), max_ast_depth, LOOP_FACTOR);
     if analysis.depth > max_ast_depth {
         return Err(too_deep(rule, "expressions", max_ast_depth));
     }
@@ -230,7 +261,17 @@ fn compile_here(rule: &str, max_ast_depth: usize) -> Result<Compiled, Constraint
             format!("undeclared reference to '{name}' (the only variable is 'properties')");
         return Err(compile_error(rule, line, column, message));
     }
-    Ok(Compiled { program, analysis })
+    let max_dynamic = if analysis.cost <= max_cost {
+        max_dynamic(program.expression(), max_ast_depth, max_cost)
+    } else {
+        0
+    };
+    Ok(Compiled {
+        program,
+        analysis,
+        max_dynamic,
+        max_ast_depth,
+    })
 }
 
 /// The first error by position. `ParseError`'s `Display` is avoided: it can panic on a huge
@@ -244,7 +285,11 @@ fn first_parse_error(rule: &str, errors: &cel::ParseErrors) -> ConstraintError {
     }
     let line = usize::try_from(first.pos.0).unwrap_or(1).max(1);
     let column = usize::try_from(first.pos.1).unwrap_or(1).max(1);
-    let message: String = first.msg.chars().take(300).collect();
+    // The parser words a bad escape with Rust's debug output of its own error type.
+    let message: String = match first.msg.split_once("invalid string literal") {
+        Some(_) => "invalid string literal: a bad escape sequence (\\u and \\U escapes must name a Unicode character, \\x a byte)".to_string(),
+        None => first.msg.chars().take(300).collect(),
+    };
     compile_error(rule, line, column, message)
 }
 

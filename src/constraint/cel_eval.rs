@@ -8,7 +8,9 @@
 //! patch); an operand that is not a version makes the evaluation fail. Evaluation runs under
 //! `catch_unwind` as a last resort against a panic in the `cel` crate.
 
+use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Instant;
 
 use cel::common::types::{
     CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelUInt,
@@ -24,9 +26,18 @@ use crate::version::Version;
 /// Longest error text kept from an evaluation (messages can embed whole values).
 const MAX_ERROR_CHARS: usize = 300;
 
+/// A context for evaluating rules against one bundle's (or the cluster's) properties, with
+/// the size those properties give to a rule's cost: their number, or the most elements of
+/// any list or map in their values, whichever is larger.
+pub(crate) struct EvalContext<'a> {
+    context: Context<'a, 'a>,
+    size: u64,
+}
+
 /// A context for evaluating rules against one bundle's (or the cluster's) properties.
-pub(crate) fn context<'a>(properties: &'a [(String, Value)]) -> Result<Context<'a, 'a>, String> {
+pub(crate) fn context<'a>(properties: &'a [(String, Value)]) -> Result<EvalContext<'a>, String> {
     let mut items: Vec<Box<dyn Val + 'a>> = Vec::with_capacity(properties.len());
+    let mut size = properties.len() as u64;
     for (kind, value) in properties {
         let mut map: std::collections::HashMap<CelMapKey<'a>, Box<dyn Val + 'a>> =
             std::collections::HashMap::with_capacity(2);
@@ -34,18 +45,19 @@ pub(crate) fn context<'a>(properties: &'a [(String, Value)]) -> Result<Context<'
             CelMapKey::from("type"),
             Box::new(CelString::from(kind.as_str())),
         );
-        map.insert(CelMapKey::from("value"), to_val(value, 0)?);
+        map.insert(CelMapKey::from("value"), to_val(value, 0, &mut size)?);
         items.push(Box::new(CelMap::from(map)));
     }
     let mut ctx = Context::with_env(super::cel::env());
     ctx.add_variable_as_val("properties", Box::new(CelList::from(items)));
     ctx.add_function("semver_compare", semver_compare)
         .map_err(|e| format!("cannot declare semver_compare: {e}"))?;
-    Ok(ctx)
+    Ok(EvalContext { context: ctx, size })
 }
 
 /// Borrowing conversion of a JSON value; nesting beyond serde_json's own limit is an error.
-fn to_val(value: &Value, depth: usize) -> Result<Box<dyn Val + '_>, String> {
+/// `size` grows to the most elements of any list or map met.
+fn to_val<'a>(value: &'a Value, depth: usize, size: &mut u64) -> Result<Box<dyn Val + 'a>, String> {
     if depth > MAX_VALUE_DEPTH {
         return Err(format!(
             "a property value nests deeper than {MAX_VALUE_DEPTH} levels"
@@ -61,29 +73,70 @@ fn to_val(value: &Value, depth: usize) -> Result<Box<dyn Val + '_>, String> {
         },
         Value::String(s) => Box::new(CelString::from(s.as_str())),
         Value::Array(items) => {
+            *size = (*size).max(items.len() as u64);
             let converted: Result<Vec<_>, String> =
-                items.iter().map(|i| to_val(i, depth + 1)).collect();
+                items.iter().map(|i| to_val(i, depth + 1, size)).collect();
             Box::new(CelList::from(converted?))
         }
         Value::Object(map) => {
+            *size = (*size).max(map.len() as u64);
             let mut out = std::collections::HashMap::with_capacity(map.len());
             for (k, v) in map {
-                out.insert(CelMapKey::from(k.as_str()), to_val(v, depth + 1)?);
+                out.insert(CelMapKey::from(k.as_str()), to_val(v, depth + 1, size)?);
             }
             Box::new(CelMap::from(out))
         }
     })
 }
 
-/// Evaluates `rule` in `ctx`: `Ok(bool)`, or the reason it could not be decided.
-pub(crate) fn evaluate(rule: &CelRule, ctx: &Context<'_, '_>) -> Result<bool, String> {
-    let outcome = catch_unwind(AssertUnwindSafe(|| match rule.program().execute(ctx) {
-        Ok(CelValue::Bool(b)) => Ok(b),
-        Ok(other) => Err(format!(
-            "the rule evaluated to {}, not a bool",
-            other.type_of()
-        )),
-        Err(e) => Err(e.to_string()),
+thread_local! {
+    /// When rule evaluation on this thread must stop (see [`within_deadline`]).
+    static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
+    /// Set when an evaluation was refused because the deadline had passed.
+    static INTERRUPTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with every CEL evaluation on this thread refused once `deadline` has passed,
+/// and says whether one was: then what `f` computed is incomplete (a refused rule counts as
+/// false) and must not be used. This is how a resolution's time budget covers the
+/// evaluation of admin, cluster and bundle constraints.
+pub fn within_deadline<R>(deadline: Option<Instant>, f: impl FnOnce() -> R) -> (R, bool) {
+    let outer = DEADLINE.replace(deadline);
+    let outer_interrupted = INTERRUPTED.replace(false);
+    let result = f();
+    let interrupted = INTERRUPTED.replace(outer_interrupted);
+    DEADLINE.set(outer);
+    if interrupted {
+        INTERRUPTED.set(true);
+    }
+    (result, interrupted)
+}
+
+/// Evaluates `rule` in `ctx`: `Ok(bool)`, or the reason it could not be decided. Refused
+/// when the deadline has passed, and when the subject's size makes the rule's estimated cost
+/// exceed the limit it was compiled with.
+pub(crate) fn evaluate(rule: &CelRule, ctx: &EvalContext<'_>) -> Result<bool, String> {
+    if DEADLINE.get().is_some_and(|d| Instant::now() >= d) {
+        INTERRUPTED.set(true);
+        return Err("the time budget ran out before it was evaluated".to_string());
+    }
+    if ctx.size > rule.max_dynamic_size() {
+        return Err(format!(
+            "too costly here: {} properties or elements make its estimated cost {}, over the limit it was accepted under (it affords {})",
+            ctx.size,
+            rule.cost_at(ctx.size),
+            rule.max_dynamic_size()
+        ));
+    }
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        match rule.program().execute(&ctx.context) {
+            Ok(CelValue::Bool(b)) => Ok(b),
+            Ok(other) => Err(format!(
+                "the rule evaluated to {}, not a bool",
+                other.type_of()
+            )),
+            Err(e) => Err(e.to_string()),
+        }
     }));
     match outcome {
         Ok(result) => result.map_err(|e| truncate(&e)),

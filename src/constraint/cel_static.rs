@@ -5,7 +5,9 @@ use std::rc::Rc;
 
 use cel::common::ast::{EntryExpr, Expr, IdedExpr};
 
-/// How many elements a comprehension is assumed to iterate over, for the cost estimate.
+/// How many elements a value that is only known when the rule is evaluated (`properties`,
+/// a property's value) is assumed to hold when the rule is compiled. At evaluation the real
+/// size is used (see [`max_dynamic`]).
 pub(crate) const LOOP_FACTOR: u64 = 100;
 
 /// Identifiers that need no declaration: the one variable and the type names.
@@ -36,23 +38,95 @@ pub(crate) struct Analysis {
     pub(crate) undeclared: Option<(u64, String)>,
 }
 
-/// Variables bound by enclosing comprehensions.
+/// Variables bound by enclosing comprehensions, each with the size of what it holds.
 type Scope<'e> = Option<Rc<ScopeNode<'e>>>;
 
 struct ScopeNode<'e> {
-    names: Vec<&'e str>,
+    names: Vec<(&'e str, u64)>,
     parent: Scope<'e>,
 }
 
-fn in_scope(scope: &Scope<'_>, name: &str) -> bool {
+/// The size bound of a variable in scope, if it is one.
+fn lookup(scope: &Scope<'_>, name: &str) -> Option<u64> {
     let mut node = scope.as_ref();
     while let Some(n) = node {
-        if n.names.contains(&name) {
-            return true;
+        if let Some((_, size)) = n.names.iter().find(|(n, _)| *n == name) {
+            return Some(*size);
         }
         node = n.parent.as_ref();
     }
-    false
+    None
+}
+
+fn in_scope(scope: &Scope<'_>, name: &str) -> bool {
+    lookup(scope, name).is_some()
+}
+
+/// An upper bound on the size of the value of `expr`: the most elements (or entries) of any
+/// list or map in it, at any depth. Literals count what they hold; what is only known at
+/// evaluation (`properties`, a field of a property) counts `dynamic`; `a + b` adds; a
+/// comprehension's range binds its variable. Stops (at `dynamic`) past `depth` levels.
+fn size(expr: &IdedExpr, scope: &Scope<'_>, dynamic: u64, depth: usize) -> u64 {
+    let Some(depth) = depth.checked_sub(1) else {
+        return dynamic;
+    };
+    let of = |e: &IdedExpr| size(e, scope, dynamic, depth);
+    match &expr.expr {
+        Expr::Literal(_) | Expr::Unspecified => 1,
+        Expr::Ident(name) => lookup(scope, name).unwrap_or(dynamic),
+        Expr::Select(select) => of(&select.operand),
+        Expr::List(list) => list
+            .elements
+            .iter()
+            .map(of)
+            .fold(list.elements.len() as u64, u64::max),
+        Expr::Map(map) => entries_size(&map.entries, scope, dynamic, depth),
+        Expr::Struct(st) => entries_size(&st.entries, scope, dynamic, depth),
+        Expr::Call(call) if call.func_name == "_+_" => {
+            call.args.iter().map(of).fold(0u64, u64::saturating_add)
+        }
+        Expr::Call(call) => call
+            .target
+            .iter()
+            .map(|t| of(t))
+            .chain(call.args.iter().map(of))
+            .fold(1, u64::max),
+        Expr::Comprehension(c) => {
+            let range = of(&c.iter_range);
+            let init = of(&c.accu_init);
+            let mut names = vec![(c.iter_var.as_str(), range)];
+            names.extend(c.iter_var2.as_deref().map(|v| (v, range)));
+            let first = range.saturating_add(init);
+            names.push((c.accu_var.as_str(), first));
+            let inner: Scope<'_> = Some(Rc::new(ScopeNode {
+                names,
+                parent: scope.clone(),
+            }));
+            let step = size(&c.loop_step, &inner, dynamic, depth);
+            let accu: Scope<'_> = Some(Rc::new(ScopeNode {
+                names: vec![(c.accu_var.as_str(), first.max(step))],
+                parent: scope.clone(),
+            }));
+            size(&c.result, &accu, dynamic, depth)
+        }
+    }
+}
+
+fn entries_size(
+    entries: &[cel::common::ast::IdedEntryExpr],
+    scope: &Scope<'_>,
+    dynamic: u64,
+    depth: usize,
+) -> u64 {
+    entries
+        .iter()
+        .map(|entry| match &entry.expr {
+            EntryExpr::StructField(field) => size(&field.value, scope, dynamic, depth),
+            EntryExpr::MapEntry(e) => {
+                size(&e.key, scope, dynamic, depth).max(size(&e.value, scope, dynamic, depth))
+            }
+        })
+        .fold(entries.len() as u64, u64::max)
 }
 
 /// One pending node of the walk.
@@ -66,8 +140,9 @@ struct Item<'e> {
     call_target: bool,
 }
 
-/// Walks the tree with an explicit stack; stops descending past `max_depth`.
-pub(crate) fn analyze(root: &IdedExpr, max_depth: usize) -> Analysis {
+/// Walks the tree with an explicit stack; stops descending past `max_depth`. Values known
+/// only at evaluation hold at most `dynamic` elements.
+pub(crate) fn analyze(root: &IdedExpr, max_depth: usize, dynamic: u64) -> Analysis {
     let mut out = Analysis {
         depth: 0,
         cost: 0,
@@ -86,12 +161,46 @@ pub(crate) fn analyze(root: &IdedExpr, max_depth: usize) -> Analysis {
         if item.depth > max_depth {
             break;
         }
-        push_children(&item, &mut stack, &mut out);
+        push_children(&item, &mut stack, &mut out, (max_depth, dynamic));
     }
     out
 }
 
-fn push_children<'e>(item: &Item<'e>, stack: &mut Vec<Item<'e>>, out: &mut Analysis) {
+/// The largest size of the values known only at evaluation (see [`size`]) for which the
+/// estimated cost of the rule stays within `limit`: `u64::MAX` when the cost does not grow
+/// with it. The cost never falls as the size grows, so a doubling search then a halving one
+/// find it.
+pub(crate) fn max_dynamic(root: &IdedExpr, max_depth: usize, limit: u64) -> u64 {
+    let fits = |n: u64| analyze(root, max_depth, n).cost <= limit;
+    const TOP: u64 = 1 << 40;
+    if fits(TOP) {
+        return u64::MAX;
+    }
+    if !fits(0) {
+        return 0;
+    }
+    let (mut ok, mut bad) = (0u64, 1u64);
+    while fits(bad) {
+        ok = bad;
+        bad *= 2;
+    }
+    while bad - ok > 1 {
+        let mid = ok + (bad - ok) / 2;
+        if fits(mid) {
+            ok = mid;
+        } else {
+            bad = mid;
+        }
+    }
+    ok
+}
+
+fn push_children<'e>(
+    item: &Item<'e>,
+    stack: &mut Vec<Item<'e>>,
+    out: &mut Analysis,
+    (max_depth, dynamic): (usize, u64),
+) {
     let child = |expr: &'e IdedExpr, weight: u64, scope: &Scope<'e>, call_target: bool| Item {
         expr,
         depth: item.depth + 1,
@@ -116,17 +225,24 @@ fn push_children<'e>(item: &Item<'e>, stack: &mut Vec<Item<'e>>, out: &mut Analy
             stack.extend(call.args.iter().map(|a| child(a, w, scope, false)));
         }
         Expr::Comprehension(c) => {
-            let mut names = vec![c.iter_var.as_str(), c.accu_var.as_str()];
-            names.extend(c.iter_var2.as_deref());
+            // The body runs once per element of the range, as many as the range can hold.
+            let depth = max_depth.saturating_sub(item.depth);
+            let range = size(&c.iter_range, scope, dynamic, depth);
+            let init = size(&c.accu_init, scope, dynamic, depth);
+            let mut names = vec![
+                (c.iter_var.as_str(), range),
+                (c.accu_var.as_str(), range.saturating_add(init)),
+            ];
+            names.extend(c.iter_var2.as_deref().map(|v| (v, range)));
             let inner: Scope<'e> = Some(Rc::new(ScopeNode {
                 names,
                 parent: scope.clone(),
             }));
             let accu: Scope<'e> = Some(Rc::new(ScopeNode {
-                names: vec![c.accu_var.as_str()],
+                names: vec![(c.accu_var.as_str(), range.saturating_add(init))],
                 parent: scope.clone(),
             }));
-            let looped = w.saturating_mul(LOOP_FACTOR);
+            let looped = w.saturating_mul(range);
             stack.push(child(&c.iter_range, w, scope, false));
             stack.push(child(&c.accu_init, w, scope, false));
             stack.push(child(&c.loop_cond, looped, &inner, false));
@@ -239,7 +355,44 @@ mod tests {
 
     fn analysis(rule: &str) -> Analysis {
         let program = cel::Env::stdlib().compile(rule).expect("compiles");
-        analyze(program.expression(), 1000)
+        analyze(program.expression(), 1000, LOOP_FACTOR)
+    }
+
+    fn max_n(rule: &str, limit: u64) -> u64 {
+        let program = cel::Env::stdlib().compile(rule).expect("compiles");
+        max_dynamic(program.expression(), 1000, limit)
+    }
+
+    fn literal(n: usize) -> String {
+        format!("[{}]", vec!["1"; n].join(","))
+    }
+
+    #[test]
+    fn literal_lists_count_their_elements() {
+        let l = literal(3_900);
+        let two = analysis(&format!("{l}.exists(a, {l}.exists(b, a == 1 && b == 1))"));
+        assert!(two.cost > 3_900 * 3_900, "{two:?}");
+        let map = analysis(&format!("{l}.map(a, {l}).size() == 0"));
+        assert!(map.cost > 3_900 * 3_900, "{map:?}");
+        // A comprehension over a computed list: its size is the sum, or the range's.
+        let sum = analysis(&format!("({l} + {l}).exists(a, a == 1)"));
+        assert!(sum.cost >= 7_800, "{sum:?}");
+        let nested = analysis(&format!("{l}.map(a, {l}).exists(x, x.exists(y, y == 2))"));
+        assert!(nested.cost > 3_900 * 3_900, "{nested:?}");
+        let small = analysis("[1, 2, 3].exists(a, a == 2)");
+        assert!(small.cost < 100, "{small:?}");
+    }
+
+    #[test]
+    fn the_largest_size_a_rule_can_afford() {
+        let rule = "properties.exists(p, properties.exists(q, p.type == q.type))";
+        let n = max_n(rule, 1_000_000);
+        let program = cel::Env::stdlib().compile(rule).expect("compiles");
+        let cost = |n| analyze(program.expression(), 1000, n).cost;
+        assert!(cost(n) <= 1_000_000 && cost(n + 1) > 1_000_000, "{n}");
+        assert!((100..1_000).contains(&n), "{n}");
+        assert_eq!(max_n("1 == 1", 1_000_000), u64::MAX);
+        assert_eq!(max_n("[1, 2].exists(a, a == 2)", 1_000_000), u64::MAX);
     }
 
     #[test]

@@ -100,7 +100,7 @@ impl Constraint {
 /// Tests one tree; the CEL context is built at most once, on the first rule met.
 struct Evaluator<'s, 'a> {
     subject: &'s Subject<'s, 'a>,
-    context: Option<Result<cel::Context<'a, 'a>, String>>,
+    context: Option<Result<cel_eval::EvalContext<'a>, String>>,
     errors: Vec<String>,
 }
 

@@ -48,6 +48,7 @@ use crate::range::VersionRange;
 
 pub use admin::{Action, AdminConstraint, AdminEntry, Prohibit};
 pub use cel::{CelCache, CelRule};
+pub use cel_eval::within_deadline;
 pub use cluster::Cluster;
 pub use error::ConstraintError;
 pub use matching::{CandidateView, Verdict, bundle_properties};

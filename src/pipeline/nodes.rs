@@ -73,9 +73,9 @@ pub(crate) fn run(
         NodeType::LoadCatalogs => load(cache, inputs, load_options),
         NodeType::Mutate => mutate(node, inputs),
         NodeType::Filter => filter(node, inputs),
-        NodeType::AdminConstraints => admin(inputs),
-        NodeType::ClusterConstraints => runtime(inputs),
-        NodeType::Datalog => datalog(cache, inputs, creators),
+        NodeType::AdminConstraints => admin(inputs, options),
+        NodeType::ClusterConstraints => runtime(inputs, options),
+        NodeType::Datalog => datalog(cache, inputs, creators, options),
         NodeType::GlobalConstraints => Ok(variables(inputs)
             .map(|v| Data::GlobalConstraints(Arc::new(v.model.global_constraints())))
             .collect()),
@@ -234,7 +234,18 @@ fn cluster_of(inputs: &[Data]) -> Result<Option<Cluster>, NodeError> {
     Ok(out)
 }
 
-fn admin(inputs: &[Data]) -> Result<Vec<Data>, NodeError> {
+/// Runs `f` (which evaluates rules) within the time budget of `options`.
+fn timed<R>(options: &SolveOptions, f: impl FnOnce() -> R) -> Result<R, NodeError> {
+    let deadline = options.deadline_from(std::time::Instant::now());
+    match crate::constraint::within_deadline(deadline, f) {
+        (r, false) => Ok(r),
+        (_, true) => Err(NodeError::Resolve(Box::new(
+            crate::resolve::ResolveError::out_of_time(),
+        ))),
+    }
+}
+
+fn admin(inputs: &[Data], options: &SolveOptions) -> Result<Vec<Data>, NodeError> {
     let set = catalog_set(inputs)?;
     let values: Vec<serde_json::Value> = inputs
         .iter()
@@ -251,14 +262,18 @@ fn admin(inputs: &[Data]) -> Result<Vec<Data>, NodeError> {
     let entries = request
         .admin_constraints()
         .map_err(|e| NodeError::Input(e.to_string()))?;
-    let adjust = admin_adjustments(set, &entries, &installed_of(inputs));
+    let installed = installed_of(inputs);
+    let adjust = timed(options, || admin_adjustments(set, &entries, &installed))?;
     Ok(vec![Data::Adjustments(Arc::new(adjust))])
 }
 
-fn runtime(inputs: &[Data]) -> Result<Vec<Data>, NodeError> {
+fn runtime(inputs: &[Data], options: &SolveOptions) -> Result<Vec<Data>, NodeError> {
     let set = catalog_set(inputs)?;
     let adjust = match cluster_of(inputs)? {
-        Some(c) => cluster_adjustments(set, &c, &installed_of(inputs)),
+        Some(c) => {
+            let installed = installed_of(inputs);
+            timed(options, || cluster_adjustments(set, &c, &installed))?
+        }
         None => Adjustments::default(),
     };
     Ok(vec![Data::Adjustments(Arc::new(adjust))])
@@ -341,6 +356,7 @@ fn datalog(
     cache: &mut NodeCache,
     inputs: &[Data],
     creators: &[String],
+    options: &SolveOptions,
 ) -> Result<Vec<Data>, NodeError> {
     let set = catalog_set(inputs)?;
     let prepared = match &cache.prepared {
@@ -383,8 +399,9 @@ fn datalog(
             "nothing to resolve: give --require PKG or a request file with require:".into(),
         ));
     }
+    let deadline = options.deadline_from(std::time::Instant::now());
     let model = prepared
-        .derive(Arc::new(request), &adjust, cluster.as_ref())
+        .derive_within(Arc::new(request), &adjust, cluster.as_ref(), deadline)
         .map_err(|e| NodeError::Resolve(Box::new(e)))?;
     Ok(vec![Data::Variables(Arc::new(VariablesData {
         model,

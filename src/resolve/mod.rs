@@ -58,14 +58,31 @@ pub enum ResolveError {
         /// What is wrong.
         error: Box<ChannelError>,
     },
-    /// The solver's conflict or time budget ran out.
-    #[error("gave up after {conflicts} conflicts\n{partial}")]
+    /// A budget ran out: the solver's (conflicts, time, memory), or the time budget while
+    /// rules were evaluated.
+    #[error("{}\n{partial}", crate::solver::gave_up_line(*conflicts, *exhausted, *proven))]
     GaveUp {
-        /// Conflicts seen.
+        /// Conflicts analysed.
         conflicts: u64,
+        /// Which budget ran out.
+        exhausted: crate::solver::Exhausted,
+        /// The search had proven that no resolution exists, but its proof did not fit.
+        proven: bool,
         /// What the search had proven by then, in words (empty when nothing).
         partial: String,
     },
+}
+
+impl ResolveError {
+    /// The time budget ran out before the search began (while rules were evaluated).
+    pub fn out_of_time() -> ResolveError {
+        ResolveError::GaveUp {
+            conflicts: 0,
+            exhausted: crate::solver::Exhausted::Time,
+            proven: false,
+            partial: String::new(),
+        }
+    }
 }
 
 /// Why no answer exists: the proof, and what its variables stand for.
@@ -156,12 +173,15 @@ impl Prepared {
 
     /// The constraint matches of every bundle a request can reach, tested on first need and
     /// kept for later requests: reaching a bundle with constraints may reach more packages.
+    /// Rules are evaluated under `deadline`: when it passes, nothing computed is kept and
+    /// the time budget's [`ResolveError::GaveUp`] is returned.
     fn constraint_matches(
         &self,
         u: &Universe,
         required: &[crate::catalog::PackageId],
         adjust: &Adjustments,
-    ) -> ConstraintMatches {
+        deadline: Option<std::time::Instant>,
+    ) -> Result<ConstraintMatches, ResolveError> {
         let lock = || self.constraints.lock().unwrap_or_else(|e| e.into_inner());
         let mut snap = lock().0.clone();
         loop {
@@ -178,11 +198,18 @@ impl Prepared {
                 })
                 .collect();
             if missing.is_empty() {
-                return snap;
+                return Ok(snap);
             }
             let mut guard = lock();
             let (cache, props) = &mut *guard;
-            cache.add_owners(&self.set, &missing, props);
+            let mut fresh = cache.clone();
+            let ((), interrupted) = crate::constraint::within_deadline(deadline, || {
+                fresh.add_owners(&self.set, &missing, props);
+            });
+            if interrupted {
+                return Err(ResolveError::out_of_time());
+            }
+            *cache = fresh;
             snap = cache.clone();
         }
     }
@@ -195,6 +222,18 @@ impl Prepared {
         adjust: &Adjustments,
         cluster: Option<&Cluster>,
     ) -> Result<Model, ResolveError> {
+        self.derive_within(request, adjust, cluster, None)
+    }
+
+    /// As [`Prepared::derive`], with bundle constraints' CEL rules evaluated only until
+    /// `deadline` (the solve's time budget, see [`SolveOptions::deadline_from`]).
+    pub fn derive_within(
+        &self,
+        request: Arc<Request>,
+        adjust: &Adjustments,
+        cluster: Option<&Cluster>,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Model, ResolveError> {
         let mut universe = Universe::new(self.set.clone(), &request)?;
         universe.rules = adjust.rules.clone();
         universe.notes = adjust.warnings.clone();
@@ -203,7 +242,7 @@ impl Prepared {
         let facts = requirement_facts(&universe, &request);
         let required: Vec<crate::catalog::PackageId> =
             facts.iter().filter_map(|r| r.package).collect();
-        let matches = &self.constraint_matches(&universe, &required, adjust);
+        let matches = &self.constraint_matches(&universe, &required, adjust, deadline)?;
         let derived = derive::run(&universe, &self.orders, &facts, adjust, matches);
         let context = problem::Context {
             injected: &adjust.required,
@@ -355,17 +394,28 @@ impl Model {
                 tree,
                 subjects: self.built.subjects.clone(),
             })),
-            Err(SolveError::GaveUp { conflicts, partial }) => Err(ResolveError::GaveUp {
+            Err(SolveError::GaveUp {
                 conflicts,
-                partial: partial
-                    .map(|tree| {
+                exhausted,
+                proven,
+                partial,
+            }) => Err(ResolveError::GaveUp {
+                conflicts,
+                exhausted,
+                proven,
+                partial: match partial {
+                    Some(tree) => {
                         let failure = Failure {
                             tree,
                             subjects: self.built.subjects.clone(),
                         };
                         crate::explain::explain_partial(&failure, u, request)
-                    })
-                    .unwrap_or_default(),
+                    }
+                    None if conflicts > 0 && !proven => {
+                        crate::explain::PARTIAL_TOO_LARGE.to_string()
+                    }
+                    None => String::new(),
+                },
             }),
         }
     }
@@ -411,12 +461,26 @@ impl Resolver {
         request: &Request,
         adjust: &Adjustments,
     ) -> Result<(Universe, Outcome), ResolveError> {
-        let (all, cluster) = self.adjustments(request, adjust)?;
-        let model = self
-            .prepared
-            .derive(Arc::new(request.clone()), &all, cluster.as_ref())?;
+        // One time budget for rule evaluation (admin, cluster and bundle constraints) and
+        // the search.
+        let mut options = self.options.clone();
+        options.deadline = options.deadline_from(std::time::Instant::now());
+        options.timeout = None;
+        if options
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            return Err(ResolveError::out_of_time());
+        }
+        let (all, cluster) = self.adjustments(request, adjust, options.deadline)?;
+        let model = self.prepared.derive_within(
+            Arc::new(request.clone()),
+            &all,
+            cluster.as_ref(),
+            options.deadline,
+        )?;
         let global = model.global_constraints();
-        let outcome = model.solve(&global, &self.options)?;
+        let outcome = model.solve(&global, &options)?;
         Ok((model.universe, outcome))
     }
 
@@ -424,28 +488,33 @@ impl Resolver {
     /// lists for a request they make inconsistent).
     #[doc(hidden)]
     pub fn check_on_demand(&self, request: &Request) -> Result<usize, String> {
-        match self.adjustments(request, &Adjustments::default()) {
+        match self.adjustments(request, &Adjustments::default(), None) {
             Ok((all, _)) => self.prepared.check_on_demand(request, &all),
             Err(_) => Ok(0),
         }
     }
 
-    /// The request's admin and cluster constraints plus `adjust`, and its cluster node.
+    /// The request's admin and cluster constraints plus `adjust`, and its cluster node; the
+    /// constraints' rules are evaluated until `deadline`.
     fn adjustments(
         &self,
         request: &Request,
         adjust: &Adjustments,
+        deadline: Option<std::time::Instant>,
     ) -> Result<(Adjustments, Option<Cluster>), ResolveError> {
         let set = self.prepared.catalogs();
         let bad = |e: crate::constraint::ConstraintError| ResolveError::Request(e.to_string());
-        let mut all = admin_adjustments(
-            set,
-            &request.admin_constraints().map_err(bad)?,
-            &request.installed,
-        );
+        let admin = request.admin_constraints().map_err(bad)?;
         let cluster = request.cluster_node().map_err(bad)?;
-        if let Some(c) = &cluster {
-            all.extend(&cluster_adjustments(set, c, &request.installed));
+        let (mut all, interrupted) = crate::constraint::within_deadline(deadline, || {
+            let mut all = admin_adjustments(set, &admin, &request.installed);
+            if let Some(c) = &cluster {
+                all.extend(&cluster_adjustments(set, c, &request.installed));
+            }
+            all
+        });
+        if interrupted {
+            return Err(ResolveError::out_of_time());
         }
         all.extend(adjust);
         Ok((all, cluster))

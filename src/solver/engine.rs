@@ -168,6 +168,18 @@ pub(crate) struct Engine<'p, L> {
     pub(super) entry_added: FxHashSet<u32>,
     /// Trail position up to which selected variables have been expanded.
     pub(super) expand_head: usize,
+    /// Bytes the learned clauses and their resolution steps take, about (see
+    /// [`learned_bytes`]): what the memory budget counts.
+    pub(super) learned_bytes: u64,
+}
+
+/// What a learned clause of `lits` literals and `steps` resolution steps costs in memory:
+/// its literals, its steps, the clause itself and its two watches.
+pub(super) fn learned_bytes(lits: usize, steps: usize) -> u64 {
+    (lits * std::mem::size_of::<Lit>()
+        + steps * std::mem::size_of::<(usize, u32)>()
+        + std::mem::size_of::<Clause>()
+        + 2 * std::mem::size_of::<u32>()) as u64
 }
 
 impl<'p, L> Engine<'p, L> {
@@ -189,6 +201,7 @@ impl<'p, L> Engine<'p, L> {
             counted: Vec::new(),
             entry_added: FxHashSet::default(),
             expand_head: 0,
+            learned_bytes: 0,
         };
         let mut conflict = None;
         for &i in problem.index().units() {
@@ -448,6 +461,7 @@ impl<'p, L> Engine<'p, L> {
             self.watch(negate(a), ci);
             self.watch(negate(b), ci);
         }
+        self.learned_bytes += learned_bytes(learnt.len(), steps.len());
         self.clauses.push(Clause {
             lits: learnt,
             origin: Origin::Learned {

@@ -24,14 +24,70 @@ mod tree;
 pub use problem::{Constraint, Entry, Problem, Var};
 pub use tree::{Cause, DerivationTree, Incompatibility, Term};
 
-/// Limits on a solve.
+/// Limits on a solve. Every limit left `None` is no limit; a search past one ends in
+/// [`SolveError::GaveUp`] with what it had proven by then.
 #[derive(Clone, Debug, Default)]
 pub struct SolveOptions {
-    /// Give up after this many conflicts.
+    /// Give up after this many conflicts have been analysed (each one learns a clause).
     pub max_conflicts: Option<u64>,
-    /// Give up once this much time has passed (checked at every conflict, so a search
-    /// that meets no conflict always finishes: it makes at most one decision a variable).
+    /// Give up once this much time has passed since the solve began.
     pub timeout: Option<std::time::Duration>,
+    /// Give up once this instant has passed (a whole command's deadline: it also bounds rule
+    /// evaluation before the solve, see [`crate::resolve::Prepared::derive_within`]). With
+    /// `timeout`, whichever comes first.
+    pub deadline: Option<std::time::Instant>,
+    /// Give up once the learned clauses, their proofs and the derivation tree built from them
+    /// take about this many bytes.
+    pub max_memory: Option<u64>,
+}
+
+impl SolveOptions {
+    /// The instant the time budget ends, for a solve that begins `now`.
+    pub fn deadline_from(&self, now: std::time::Instant) -> Option<std::time::Instant> {
+        let relative = self.timeout.and_then(|t| now.checked_add(t));
+        match (relative, self.deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// Which budget ran out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exhausted {
+    /// `max_conflicts`.
+    Conflicts,
+    /// `timeout` or `deadline`.
+    Time,
+    /// `max_memory`.
+    Memory,
+}
+
+impl Exhausted {
+    /// The budget in words: `the time budget`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Exhausted::Conflicts => "the conflict budget",
+            Exhausted::Time => "the time budget",
+            Exhausted::Memory => "the memory budget",
+        }
+    }
+}
+
+/// The first line of a search that gave up: `gave up after 20 conflicts (the conflict
+/// budget)`, `gave up after 7 conflicts (the time budget ran out)`; `proven` when the search
+/// had found that no answer exists but its proof did not fit the budget.
+pub fn gave_up_line(conflicts: u64, exhausted: Exhausted, proven: bool) -> String {
+    let plural = if conflicts == 1 { "" } else { "s" };
+    let why = match (exhausted, proven) {
+        (Exhausted::Conflicts, _) => exhausted.words().to_string(),
+        (_, false) => format!("{} ran out", exhausted.words()),
+        (_, true) => format!(
+            "{} ran out while it built the proof that no answer exists",
+            exhausted.words()
+        ),
+    };
+    format!("gave up after {conflicts} conflict{plural} ({why})")
 }
 
 /// Why a solve produced no selection.
@@ -39,12 +95,17 @@ pub struct SolveOptions {
 pub enum SolveError<L> {
     /// No selection satisfies every constraint; the tree proves it.
     Unsatisfiable(DerivationTree<L>),
-    /// The conflict or time budget ran out first.
+    /// A budget ran out first.
     GaveUp {
-        /// Conflicts seen.
+        /// Conflicts analysed.
         conflicts: u64,
+        /// Which budget.
+        exhausted: Exhausted,
+        /// The search had proven that no selection exists, but the proof did not fit.
+        proven: bool,
         /// What the search had proven when it stopped: the derivation of the last
-        /// incompatibility it learned (none when it gave up before learning any).
+        /// incompatibility it learned (none when it learned none, or when that derivation
+        /// does not fit the budget either).
         partial: Option<DerivationTree<L>>,
     },
 }

@@ -11,7 +11,7 @@
 use super::engine::{Engine, Value};
 use super::problem::{Constraint, Problem, Var};
 use super::tree::{Cause, DerivationTree, Incompatibility, Term};
-use super::{SolveError, SolveOptions};
+use super::{Exhausted, SolveError, SolveOptions};
 
 /// Search state: selected (local) variables in breadth-first order and the dependency cursor.
 struct Search<'p, L> {
@@ -32,11 +32,37 @@ enum Step {
     Done,
 }
 
+/// What a solve may spend, fixed when it begins.
+struct Limits {
+    max_conflicts: Option<u64>,
+    deadline: Option<std::time::Instant>,
+    max_memory: Option<u64>,
+}
+
+impl Limits {
+    fn late(&self) -> bool {
+        self.deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+    }
+
+    fn over_memory(&self, bytes: u64) -> bool {
+        self.max_memory.is_some_and(|m| bytes > m)
+    }
+}
+
+/// How often (in decisions) a search that meets no conflict looks at the clock.
+const DECISIONS_PER_CLOCK: u64 = 1024;
+
 /// Solves `problem`; the selection is in breadth-first order.
 pub(crate) fn solve<L: Clone>(
     problem: &Problem<L>,
     options: &SolveOptions,
 ) -> Result<Vec<Var>, SolveError<L>> {
+    let limits = Limits {
+        max_conflicts: options.max_conflicts,
+        deadline: options.deadline_from(std::time::Instant::now()),
+        max_memory: options.max_memory,
+    };
     let (engine, input_conflict) = Engine::new(problem);
     let mut s = Search {
         problem,
@@ -46,11 +72,12 @@ pub(crate) fn solve<L: Clone>(
         cursor: (0, 0),
         saved: Vec::new(),
     };
+    let mut conflicts: u64 = 0;
     if let Some(c) = input_conflict {
-        return Err(s.unsatisfiable(c));
+        return Err(s.unsatisfiable(c, conflicts, &limits));
     }
     if let Some(c) = s.engine.propagate() {
-        return Err(s.unsatisfiable(c));
+        return Err(s.unsatisfiable(c, conflicts, &limits));
     }
     for &i in problem.index().units() {
         if let Some(e) = problem.entries().get(i as usize)
@@ -60,26 +87,33 @@ pub(crate) fn solve<L: Clone>(
             s.select(v);
         }
     }
-    let mut conflicts: u64 = 0;
-    let deadline = options.timeout.map(|t| std::time::Instant::now() + t);
-    let mut last_learned = None;
+    let mut decisions: u64 = 0;
     loop {
         if let Some(c) = s.engine.propagate() {
             conflicts += 1;
-            let late = deadline.is_some_and(|d| std::time::Instant::now() >= d);
-            if late || options.max_conflicts.is_some_and(|m| conflicts > m) {
-                let partial = last_learned.map(|ci| build_tree(&s.engine, ci));
-                return Err(SolveError::GaveUp { conflicts, partial });
-            }
             let lvl = s.engine.clause_level(c);
             if lvl == 0 {
-                return Err(s.unsatisfiable(c));
+                return Err(s.unsatisfiable(c, conflicts, &limits));
             }
             if lvl < s.engine.decision_level() {
                 s.backjump(lvl);
             }
             let back = s.engine.learn(c);
-            last_learned = Some(s.engine.clauses.len() - 1);
+            let learned = s.engine.clauses.len() - 1;
+            // The conflict is analysed before any budget is looked at: a budget of N
+            // conflicts analyses exactly N, and what the last one proved is kept.
+            let exhausted = if limits.max_conflicts.is_some_and(|m| conflicts >= m) {
+                Some(Exhausted::Conflicts)
+            } else if limits.late() {
+                Some(Exhausted::Time)
+            } else if limits.over_memory(s.engine.learned_bytes) {
+                Some(Exhausted::Memory)
+            } else {
+                None
+            };
+            if let Some(exhausted) = exhausted {
+                return Err(s.gave_up(conflicts, exhausted, Some(learned), &limits));
+            }
             s.restore(back);
             continue;
         }
@@ -89,6 +123,10 @@ pub(crate) fn solve<L: Clone>(
                 return Ok(s.selected.iter().map(|(v, _)| g[*v as usize]).collect());
             }
             Step::Decide(v) => {
+                decisions += 1;
+                if decisions.is_multiple_of(DECISIONS_PER_CLOCK) && limits.late() {
+                    return Err(s.gave_up(conflicts, Exhausted::Time, None, &limits));
+                }
                 s.saved.push(s.cursor);
                 s.engine.decide(v);
                 s.select(v);
@@ -193,21 +231,79 @@ impl<L: Clone> Search<'_, L> {
             .find(|v| !self.is_selected(*v))
     }
 
-    fn unsatisfiable(&mut self, conflict: usize) -> SolveError<L> {
+    /// The proof that no selection exists, or, when building it outruns the budget, a
+    /// search that gave up knowing the answer.
+    fn unsatisfiable(&mut self, conflict: usize, conflicts: u64, limits: &Limits) -> SolveError<L> {
         let root = self.engine.refute(conflict);
-        SolveError::Unsatisfiable(build_tree(&self.engine, root))
+        match build_tree(&self.engine, root, limits) {
+            Ok(tree) => SolveError::Unsatisfiable(tree),
+            Err(exhausted) => SolveError::GaveUp {
+                conflicts,
+                exhausted,
+                proven: true,
+                partial: None,
+            },
+        }
+    }
+
+    /// A search that stopped: the derivation of the last learned clause, when it fits.
+    fn gave_up(
+        &self,
+        conflicts: u64,
+        exhausted: Exhausted,
+        last_learned: Option<usize>,
+        limits: &Limits,
+    ) -> SolveError<L> {
+        // The derivation is built under a budget of its own (the search's is spent): as much
+        // memory again, and at most one second.
+        let budget = Limits {
+            max_conflicts: None,
+            deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(1)),
+            max_memory: limits.max_memory.map(|m| m.saturating_mul(2)),
+        };
+        let partial = last_learned.and_then(|ci| build_tree(&self.engine, ci, &budget).ok());
+        SolveError::GaveUp {
+            conflicts,
+            exhausted,
+            proven: false,
+            partial,
+        }
     }
 }
 
-/// Turns the clause origins reachable from `root` into a derivation tree.
-fn build_tree<L: Clone>(engine: &Engine<'_, L>, root: usize) -> DerivationTree<L> {
+/// How often (in nodes) building a derivation tree looks at the clock.
+const NODES_PER_CLOCK: usize = 4096;
+
+/// Turns the clause origins reachable from `root` into a derivation tree, within `limits`:
+/// the tree's bytes count with the learned clauses' against the memory budget.
+fn build_tree<L: Clone>(
+    engine: &Engine<'_, L>,
+    root: usize,
+    limits: &Limits,
+) -> Result<DerivationTree<L>, Exhausted> {
     let problem = engine.problem;
     use super::engine::Origin;
     let mut node_of: rustc_hash::FxHashMap<usize, usize> = Default::default();
     let mut nodes: Vec<Incompatibility<L>> = Vec::new();
+    let mut bytes = engine.learned_bytes;
+    let node_bytes = |n: &Incompatibility<L>| {
+        (std::mem::size_of::<Incompatibility<L>>() + n.terms.len() * std::mem::size_of::<Term>())
+            as u64
+    };
+    let mut counted = 0;
     // Iterative post-order over clause indexes.
     let mut stack = vec![(root, false)];
     while let Some((ci, expanded)) = stack.pop() {
+        for n in nodes.get(counted..).unwrap_or_default() {
+            bytes += node_bytes(n);
+        }
+        if nodes.len() / NODES_PER_CLOCK > counted / NODES_PER_CLOCK && limits.late() {
+            return Err(Exhausted::Time);
+        }
+        counted = nodes.len();
+        if limits.over_memory(bytes) {
+            return Err(Exhausted::Memory);
+        }
         if node_of.contains_key(&ci) {
             continue;
         }
@@ -247,7 +343,7 @@ fn build_tree<L: Clone>(engine: &Engine<'_, L>, root: usize) -> DerivationTree<L
             }
         }
     }
-    DerivationTree { nodes }
+    Ok(DerivationTree { nodes })
 }
 
 fn terms_of(lits: &[super::engine::Lit], global: &[Var]) -> Vec<Term> {
