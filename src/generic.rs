@@ -72,9 +72,28 @@ pub struct Label {
 /// Input errors of the generic format.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum GenericError {
-    /// Not valid YAML/JSON for the format.
-    #[error("{0}")]
-    Parse(String),
+    /// Not valid YAML/JSON for the format: what is wrong and, when the parser knows, the
+    /// 1-based line and column.
+    #[error("{}", match location {
+        Some((line, column)) => format!("line {line}, column {column}: {message}"),
+        None => message.clone(),
+    })]
+    Parse {
+        /// What is wrong (no position in it).
+        message: String,
+        /// 1-based line and column.
+        location: Option<(usize, usize)>,
+    },
+    /// A constraint's value is not one it takes.
+    #[error("variables[{index}] ({subject}): {message}")]
+    Invalid {
+        /// Position of the variable.
+        index: usize,
+        /// Its id.
+        subject: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Two variables share an id.
     #[error("variables[{index}]: duplicate id {id:?}")]
     DuplicateId {
@@ -98,7 +117,7 @@ pub enum GenericError {
 /// The answer in the file's terms.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct GenericAnswer {
-    /// `resolved` or `unsatisfiable`.
+    /// `resolved`, `unsatisfiable` or `gaveUp`.
     pub status: &'static str,
     /// Selected ids, in input order.
     pub selected: Vec<String>,
@@ -107,12 +126,33 @@ pub struct GenericAnswer {
 }
 
 impl GenericFile {
-    /// Parses YAML or JSON text.
+    /// Parses YAML or JSON text. YAML is read with budgets scaled to the text (see
+    /// [`crate::input::yaml_options`]), so a YAML model is as large as a JSON one may be; a
+    /// key given twice in one mapping is an error in both.
     pub fn parse(text: &str) -> Result<GenericFile, GenericError> {
         if text.trim_start().starts_with('{') {
-            serde_json::from_str(text).map_err(|e| GenericError::Parse(e.to_string()))
+            crate::input::check_json_keys(text)
+                .and_then(|()| serde_json::from_str(text))
+                .map_err(|e| {
+                    let message = e.to_string();
+                    GenericError::Parse {
+                        message: match message.rsplit_once(" at line ") {
+                            Some((head, _)) => head.to_string(),
+                            None => message,
+                        },
+                        location: (e.line() > 0).then(|| (e.line(), e.column())),
+                    }
+                })
         } else {
-            serde_saphyr::from_str(text).map_err(|e| GenericError::Parse(e.to_string()))
+            let options = crate::input::yaml_options(text.len());
+            serde_saphyr::from_str_with_options(text, options).map_err(|e| GenericError::Parse {
+                message: crate::input::yaml_reason(&e),
+                location: e.location().and_then(|l| {
+                    let line = usize::try_from(l.line()).ok()?;
+                    let column = usize::try_from(l.column()).ok()?;
+                    (line > 0).then_some((line, column))
+                }),
+            })
         }
     }
 
@@ -141,8 +181,14 @@ impl GenericFile {
             let subject = lookup(&v.id)?;
             for c in &v.constraints {
                 let constraint = match c {
-                    RawConstraint::Mandatory(_) => Constraint::Mandatory,
-                    RawConstraint::Prohibited(_) => Constraint::Prohibited,
+                    RawConstraint::Mandatory(on) => match switch(index, v, "mandatory", on)? {
+                        true => Constraint::Mandatory,
+                        false => continue,
+                    },
+                    RawConstraint::Prohibited(on) => match switch(index, v, "prohibited", on)? {
+                        true => Constraint::Prohibited,
+                        false => continue,
+                    },
                     RawConstraint::Dependency(d) => {
                         Constraint::Dependency(d.iter().map(lookup).collect::<Result<_, _>>()?)
                     }
@@ -162,8 +208,18 @@ impl GenericFile {
         Ok(p)
     }
 
-    /// Solves the file.
+    /// Solves the file; a failure is explained with every derivation step.
     pub fn solve(&self, options: &SolveOptions) -> Result<GenericAnswer, GenericError> {
+        self.solve_explained(options, crate::explain::Detail::Full)
+    }
+
+    /// Solves the file; a failure is explained in `detail` (the summary: the constraints
+    /// the proof uses; full: every step as well).
+    pub fn solve_explained(
+        &self,
+        options: &SolveOptions,
+        detail: crate::explain::Detail,
+    ) -> Result<GenericAnswer, GenericError> {
         let p = self.problem()?;
         Ok(match solver::solve(&p, options) {
             Ok(sel) => {
@@ -182,16 +238,26 @@ impl GenericFile {
             Err(SolveError::Unsatisfiable(tree)) => GenericAnswer {
                 status: "unsatisfiable",
                 selected: Vec::new(),
-                explanation: crate::explain::explain_generic(&tree, self),
+                explanation: crate::explain::explain_generic(&tree, self, detail),
             },
-            Err(SolveError::GaveUp { conflicts, partial }) => GenericAnswer {
+            Err(SolveError::GaveUp {
+                conflicts,
+                exhausted,
+                proven,
+                partial,
+            }) => GenericAnswer {
                 status: "gaveUp",
                 selected: Vec::new(),
                 explanation: format!(
-                    "gave up after {conflicts} conflicts\n{}",
-                    partial
-                        .map(|t| crate::explain::explain_generic_partial(&t, self))
-                        .unwrap_or_default()
+                    "{}\n{}",
+                    solver::gave_up_line(conflicts, exhausted, proven),
+                    match partial {
+                        Some(t) => crate::explain::explain_generic_partial(&t, self),
+                        None if conflicts > 0 && !proven => {
+                            crate::explain::PARTIAL_TOO_LARGE.to_string()
+                        }
+                        None => String::new(),
+                    }
                 ),
             },
         })
@@ -202,6 +268,26 @@ impl GenericFile {
         self.variables
             .get(v.0 as usize)
             .map_or("?", |x| x.id.as_str())
+    }
+}
+
+/// Whether `mandatory:` or `prohibited:` (`what`) is on: `{}`, `true` or nothing say yes,
+/// `false` says no; any other value is an error naming the variable.
+fn switch(
+    index: usize,
+    v: &RawVariable,
+    what: &str,
+    value: &serde_json::Value,
+) -> Result<bool, GenericError> {
+    match value {
+        serde_json::Value::Null | serde_json::Value::Bool(true) => Ok(true),
+        serde_json::Value::Object(m) if m.is_empty() => Ok(true),
+        serde_json::Value::Bool(false) => Ok(false),
+        other => Err(GenericError::Invalid {
+            index,
+            subject: v.id.clone(),
+            message: format!("`{what}` takes {{}}, true or false, not {other}"),
+        }),
     }
 }
 

@@ -9,7 +9,7 @@ use crate::resolve::{Outcome, Selected, Universe, Unneeded};
 /// `deppy resolve -o json` (field names are a contract: add, never rename).
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Report {
-    /// `resolved` or `unsatisfiable`.
+    /// `resolved`, `unsatisfiable`, or `gaveUp` when a budget ran out.
     pub status: &'static str,
     /// Selected bundles, sorted by package.
     pub selected: Vec<Selected>,
@@ -79,6 +79,21 @@ impl Report {
             detail,
             r.warnings().to_vec(),
         )
+    }
+
+    /// The report of a resolution that gave up (a budget ran out): status `gaveUp`, the
+    /// explanation says which budget and what was proven by then.
+    pub fn gave_up(explanation: String, warnings: Vec<String>) -> Report {
+        Report {
+            status: "gaveUp",
+            selected: Vec::new(),
+            unneeded: Vec::new(),
+            explanation,
+            warnings,
+            notices: Vec::new(),
+            hints: Vec::new(),
+            hints_text: String::new(),
+        }
     }
 
     /// Adds the verified hints of a failed request.

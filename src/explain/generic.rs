@@ -5,6 +5,7 @@ use rustc_hash::FxHashMap;
 use crate::generic::{GenericFile, Label, RawConstraint};
 use crate::solver::{Cause, DerivationTree, Term};
 
+use super::Detail;
 use super::words::list;
 
 fn constraint(file: &GenericFile, l: &Label) -> String {
@@ -48,9 +49,16 @@ fn terms(file: &GenericFile, t: &[Term]) -> String {
     }
 }
 
-/// Words a generic failure: the constraints used, then each derivation step.
-pub fn explain_generic(tree: &DerivationTree<Label>, file: &GenericFile) -> String {
-    derivation("No selection exists. Because:\n", tree, file)
+/// Words a generic failure: the constraints the proof uses, then, with [`Detail::Full`],
+/// each derivation step (a proof can run to millions of steps: the summary is the default
+/// of `deppy solve`).
+pub fn explain_generic(tree: &DerivationTree<Label>, file: &GenericFile, detail: Detail) -> String {
+    let mut out = String::from("No selection exists. Because:\n");
+    facts(&mut out, tree, file);
+    if detail == Detail::Full {
+        steps(&mut out, tree, file);
+    }
+    out
 }
 
 /// Words what a search that gave up had proven: the same form as a failure, ending in the
@@ -65,6 +73,13 @@ pub fn explain_generic_partial(tree: &DerivationTree<Label>, file: &GenericFile)
 
 fn derivation(head: &str, tree: &DerivationTree<Label>, file: &GenericFile) -> String {
     let mut out = String::from(head);
+    facts(&mut out, tree, file);
+    steps(&mut out, tree, file);
+    out
+}
+
+/// The constraints a proof uses, one line each.
+fn facts(out: &mut String, tree: &DerivationTree<Label>, file: &GenericFile) {
     // Each constraint once; bucketed by subject, so a long proof stays linear.
     let mut seen: FxHashMap<&str, Vec<&Label>> = FxHashMap::default();
     for l in tree.external_causes() {
@@ -74,6 +89,10 @@ fn derivation(head: &str, tree: &DerivationTree<Label>, file: &GenericFile) -> S
             out.push_str(&format!("  - {}\n", constraint(file, l)));
         }
     }
+}
+
+/// Every derivation step, numbered.
+fn steps(out: &mut String, tree: &DerivationTree<Label>, file: &GenericFile) {
     let say = |i: usize| match tree.nodes.get(i) {
         Some(n) => match &n.cause {
             Cause::External(l) => constraint(file, l),
@@ -99,5 +118,4 @@ fn derivation(head: &str, tree: &DerivationTree<Label>, file: &GenericFile) -> S
             ));
         }
     }
-    out
 }

@@ -9,7 +9,7 @@ mod words;
 
 pub use generic::{explain_generic, explain_generic_partial};
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use crate::request::Request;
 use crate::resolve::reason::Reason;
@@ -43,18 +43,12 @@ pub fn explain_failure(
     let nodes = &failure.tree.nodes;
     let mut out = String::from("No resolution exists. Because:\n");
     out.push_str(&facts_text(&w, nodes));
-    let steps: Vec<String> = pass_conclusions(nodes)
-        .iter()
-        .filter_map(|i| nodes.get(*i))
-        .map(|n| w.terms(&n.terms))
-        .collect();
-    if steps.is_empty() {
-        out.push_str("So no resolution exists.\n");
-    } else {
-        out.push_str(&format!(
+    match pass_conclusion(nodes, &failure.subjects).and_then(|i| nodes.get(i)) {
+        Some(n) => out.push_str(&format!(
             "So {}; therefore no resolution exists.\n",
-            words::list(&steps, "and")
-        ));
+            w.terms(&n.terms)
+        )),
+        None => out.push_str("So no resolution exists.\n"),
     }
     if detail == Detail::Full {
         out.push_str("\nDerivation:\n");
@@ -65,6 +59,11 @@ pub fn explain_failure(
     }
     out
 }
+
+/// What a search that gave up says when the derivation of what it had proven does not fit
+/// the budget either.
+pub const PARTIAL_TOO_LARGE: &str =
+    "What deppy had proven when it stopped is too large to word within the budget.\n";
 
 /// Words what a search that gave up had proven: the facts its last learned incompatibility
 /// rests on and that incompatibility itself.
@@ -128,31 +127,32 @@ fn fact_rank(nodes: &[Incompatibility<Reason>], i: usize) -> (u8, usize) {
     }
 }
 
-/// Pass 2: intermediate conclusions worth saying, each once, in proof order: a bundle whose
-/// dependency nothing can meet, then every derived "these cannot be installed (together)".
-fn pass_conclusions(nodes: &[Incompatibility<Reason>]) -> Vec<usize> {
-    let mut seen: FxHashSet<&[Term]> = FxHashSet::default();
-    let mut out = Vec::new();
-    let dead_end = |n: &Incompatibility<Reason>| {
-        matches!(n.cause, Cause::External(Reason::Dependency { .. }))
-            && n.terms.iter().all(|t| t.selected)
-    };
-    let all_on = |n: &Incompatibility<Reason>| {
+/// Pass 2: the one conclusion the summary ends with: the widest set of requirements the
+/// proof shows cannot all be met (the step before "no resolution exists"); failing that,
+/// the last derived set of bundles that cannot be installed together. Intermediate steps
+/// are for `--explain full`.
+fn pass_conclusion(
+    nodes: &[Incompatibility<Reason>],
+    subjects: &[crate::resolve::Subject],
+) -> Option<usize> {
+    let derived_all_on = |n: &Incompatibility<Reason>| {
         matches!(n.cause, Cause::Derived { .. })
             && !n.terms.is_empty()
             && n.terms.iter().all(|t| t.selected)
     };
-    for pass in [
-        &dead_end as &dyn Fn(&Incompatibility<Reason>) -> bool,
-        &all_on,
-    ] {
-        for (i, n) in nodes.iter().enumerate() {
-            if pass(n) && seen.insert(n.terms.as_slice()) {
-                out.push(i);
-            }
-        }
-    }
-    out
+    let requirement = |t: &Term| {
+        matches!(
+            subjects.get(t.var.0 as usize),
+            Some(crate::resolve::Subject::Requirement(_))
+        )
+    };
+    let requirements = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| derived_all_on(n) && n.terms.iter().all(requirement))
+        .max_by_key(|(i, n)| (n.terms.len(), *i))
+        .map(|(i, _)| i);
+    requirements.or_else(|| nodes.iter().rposition(derived_all_on))
 }
 
 /// Every derivation step, numbered in order: "(n) Because A and B, C."

@@ -380,7 +380,7 @@ impl Words<'_> {
                 self.u.package_name(*p)
             ),
             Reason::OnePerGvk(g) => format!(
-                "{} {} provide {}, and only one installed bundle may provide an API",
+                "{} {} provide {}, and only one bundle in the answer may provide an API",
                 list(&on, "and"),
                 if on.len() == 2 { "both" } else { "all" },
                 self.u
