@@ -179,7 +179,8 @@ fn read_stream(
         };
         if bytes.len() + n > bytes.capacity() {
             // Double, but never past the cap: a stream over the limit costs the limit.
-            let want = (bytes.capacity().max(n) * 2).min(usize::try_from(cap).unwrap_or(usize::MAX));
+            let want =
+                (bytes.capacity().max(n) * 2).min(usize::try_from(cap).unwrap_or(usize::MAX));
             bytes.reserve_exact(want.max(bytes.len() + n) - bytes.len());
         }
         bytes.extend_from_slice(chunk.get(..n).unwrap_or_default());
@@ -228,6 +229,98 @@ pub fn read_text(path: &Path) -> Result<String, InputError> {
     utf8(path, bytes)
 }
 
+/// serde-saphyr options for a YAML input of `len` bytes (a request, a cluster file, a
+/// pipeline, a generic model): the catalog budgets with node and event counts scaled to the
+/// text (a model of a million variables reads as well as YAML as it does as JSON; the file
+/// size limit bounds them), and alias replay bounded by the text's size (an alias bomb is
+/// refused at once).
+pub fn yaml_options(len: usize) -> serde_saphyr::Options {
+    let mut options = crate::catalog::yaml_options();
+    if let Some(budget) = options.budget.as_mut() {
+        let scaled = len.saturating_mul(2).saturating_add(1 << 20);
+        budget.max_nodes = budget.max_nodes.max(scaled);
+        budget.max_events = budget.max_events.max(scaled.saturating_mul(2));
+    }
+    crate::catalog::limits::yaml_document_options(&options, len)
+}
+
+/// serde-saphyr's error in words, without its position: a safety budget's breach says which
+/// (`YAML safety limit exceeded: more than 5,000,000 nodes`), a duplicate key names the key,
+/// and no advice about serde-saphyr's own options is passed on.
+pub fn yaml_reason(e: &serde_saphyr::Error) -> String {
+    let text = crate::catalog::yaml_message(e);
+    let text = text
+        .strip_suffix(", set DuplicateKeyPolicy in Options if acceptable")
+        .unwrap_or(&text);
+    match text.strip_prefix("duplicate mapping key: ") {
+        Some(key) => format!("duplicate key `{key}`"),
+        None => text.to_string(),
+    }
+}
+
+/// Refuses a key that appears twice in one JSON object, at any depth (serde_json would keep
+/// the last silently, so `{"action": "require", "action": "conflict"}` meant conflict). The
+/// error carries the line and column of the second key's value.
+pub fn check_json_keys(text: &str) -> Result<(), serde_json::Error> {
+    use serde::Deserializer as _;
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.deserialize_any(UniqueKeys)?;
+    de.end()
+}
+
+/// A visitor that walks any JSON value and fails on a repeated key.
+struct UniqueKeys;
+
+impl<'de> serde::de::DeserializeSeed<'de> for UniqueKeys {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(UniqueKeys)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(UniqueKeys)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format!("duplicate key `{key}`")));
+            }
+            map.next_value_seed(UniqueKeys)?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,6 +359,15 @@ mod tests {
         let bytes = fits.expect("at the limit");
         assert_eq!(bytes.len() as u64, limit);
         assert!(bytes.capacity() as u64 <= limit + 1, "{}", bytes.capacity());
+    }
+
+    #[test]
+    fn duplicate_json_keys_are_found_at_any_depth() {
+        assert!(check_json_keys(r#"{"a": [{"b": 1, "c": {"d": 2}}], "e": null}"#).is_ok());
+        let e = check_json_keys("{\"a\": [{\"x\": 1,\n \"x\": 2}]}").expect_err("dup");
+        assert!(e.to_string().starts_with("duplicate key `x`"), "{e}");
+        assert_eq!(e.line(), 2);
+        assert!(check_json_keys("{} {}").is_err(), "trailing data");
     }
 
     #[test]

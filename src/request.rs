@@ -140,6 +140,9 @@ pub enum RequestError {
         /// What is wrong alone: no file, location or source snippet.
         reason: String,
     },
+    /// The file could not be read: missing, too large, not UTF-8 (see [`crate::input`]).
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
     /// A requirement string on the command line is malformed.
     #[error("invalid requirement {spec:?}: {message}")]
     Spec {
@@ -162,10 +165,7 @@ impl Request {
     /// Reads a request from a YAML or JSON file; catalog paths become relative to its folder.
     pub fn from_file(path: &Path) -> Result<Request, RequestError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| RequestError::Read {
-            file: file.clone(),
-            source,
-        })?;
+        let text = crate::input::read_text(path)?;
         let mut req = Request::parse_detailed(&text).map_err(|p| RequestError::Parse {
             message: p.message.replace("<input>", &file),
             file: file.clone(),
@@ -195,27 +195,34 @@ impl Request {
     /// As [`Request::parse`], with the error's location or field.
     fn parse_detailed(text: &str) -> Result<Request, ParseProblem> {
         let req: Request = if text.trim_start().starts_with('{') {
-            serde_json::from_str(text).map_err(|e| {
-                let message = e.to_string();
-                ParseProblem {
-                    location: (e.line() > 0).then(|| (e.line(), e.column())),
-                    field: None,
-                    reason: strip_at_line(&message),
-                    message,
-                }
-            })?
+            crate::input::check_json_keys(text)
+                .and_then(|()| serde_json::from_str(text))
+                .map_err(|e| {
+                    let message = e.to_string();
+                    ParseProblem {
+                        location: (e.line() > 0).then(|| (e.line(), e.column())),
+                        field: None,
+                        reason: strip_at_line(&message),
+                        message,
+                    }
+                })?
         } else {
-            serde_saphyr::from_str(text).map_err(|e| {
+            let options = crate::input::yaml_options(text.len());
+            serde_saphyr::from_str_with_options(text, options).map_err(|e| {
                 let location = e.location().and_then(|l| {
                     let line = usize::try_from(l.line()).ok()?;
                     let column = usize::try_from(l.column()).ok()?;
                     (line > 0).then_some((line, column))
                 });
+                let reason = crate::input::yaml_reason(&e);
                 ParseProblem {
-                    message: e.to_string(),
+                    message: match location {
+                        Some((line, column)) => format!("{reason} at line {line} column {column}"),
+                        None => reason.clone(),
+                    },
                     location,
                     field: None,
-                    reason: strip_at_line(&e.without_snippet().to_string()),
+                    reason,
                 }
             })?
         };

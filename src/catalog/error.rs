@@ -107,7 +107,9 @@ impl LoadError {
     /// The error for a catalog file (of `format`, `JSON` or `YAML`) whose bytes are not UTF-8:
     /// the same error on every path that reads catalogs, placed at the first bad byte.
     pub fn not_utf8(file: &str, format: &'static str, bytes: &[u8]) -> LoadError {
-        let offset = std::str::from_utf8(bytes).err().map_or(0, |e| e.valid_up_to());
+        let offset = std::str::from_utf8(bytes)
+            .err()
+            .map_or(0, |e| e.valid_up_to());
         let (line, column) = crate::input::position(bytes, offset);
         LoadError::Syntax {
             file: file.to_string(),

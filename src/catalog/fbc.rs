@@ -122,8 +122,8 @@ fn collect_files(
         return Ok(());
     }
     // The catalog walk (see `walk`): links are followed inside the catalog only, special
-    // files are never opened, and directories reached through a link are entered once (by
-    // canonical path), so a link to an ancestor cannot loop.
+    // files are never opened, and every directory is entered once (by canonical path), so a
+    // link to an ancestor cannot loop and a link to a sibling does not read it twice.
     let root = Root::new(path);
     let mut visited = FxHashSet::default();
     visited.extend(std::fs::canonicalize(path).ok());
@@ -139,8 +139,8 @@ fn collect_files(
         };
         match entry.kind {
             Kind::Dir => {
-                if entry.link
-                    && let Ok(canonical) = std::fs::canonicalize(&entry.path)
+                // Each directory once, however it is reached (itself, or a link to it).
+                if let Ok(canonical) = std::fs::canonicalize(&entry.path)
                     && !visited.insert(canonical)
                 {
                     continue;
@@ -157,9 +157,10 @@ fn collect_files(
                     });
                 }
             }
-            // Skipped where a regular file would be read; ignored where it would be ignored.
+            // Skipped where a regular file (or a directory) would be read; ignored where it
+            // would be ignored.
             Kind::Skipped(_) => {
-                if format_of(&entry.path).is_some()
+                if (format_of(&entry.path).is_some() || entry.path.is_dir())
                     && let Some(w) = entry.skipped_warning()
                 {
                     log::warn!("{w}");

@@ -75,7 +75,6 @@ impl Root {
             .as_deref()
             .is_some_and(|root| canonical.starts_with(root))
     }
-
 }
 
 fn io_error(path: &Path, source: std::io::Error) -> LoadError {
@@ -198,8 +197,14 @@ mod tests {
         assert_eq!(find("sub"), Some(&Kind::Dir));
         assert_eq!(find("in"), Some(&Kind::Dir));
         assert!(skipped(find("up").expect("up"), "out of the catalog"));
-        assert!(skipped(find("out.json").expect("out"), "out of the catalog"));
-        assert!(skipped(find("NOTES.txt").expect("dangling"), "does not exist"));
+        assert!(skipped(
+            find("out.json").expect("out"),
+            "out of the catalog"
+        ));
+        assert!(skipped(
+            find("NOTES.txt").expect("dangling"),
+            "does not exist"
+        ));
         assert_eq!(find(".hidden.json"), None);
         if made.is_ok_and(|s| s.success()) {
             assert!(skipped(find("pipe.json").expect("fifo"), "FIFO"));

@@ -131,7 +131,8 @@ pub struct Node {
 impl PipelineConfig {
     /// Parses YAML or JSON.
     pub fn parse(text: &str) -> Result<PipelineConfig, ConfigError> {
-        serde_saphyr::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))
+        serde_saphyr::from_str_with_options(text, crate::input::yaml_options(text.len()))
+            .map_err(|e| ConfigError::Syntax(crate::input::yaml_reason(&e)))
     }
 
     /// The default pipeline: the resolver of `deppy resolve`.

@@ -37,6 +37,16 @@ pub enum TraceError {
         /// What is wrong.
         message: String,
     },
+    /// The traced run failed in a producer node, which so recorded nothing to replay.
+    #[error(
+        "the traced run failed in pipeline node {node:?} before it recorded its data, so there is nothing to replay; it failed with: {error}"
+    )]
+    FailedProducer {
+        /// The node.
+        node: String,
+        /// Its error, as recorded.
+        error: String,
+    },
     /// The trace is from another pipeline configuration.
     #[error(
         "trace was recorded by pipeline {recorded}, this pipeline is {current}; replay it with the configuration it was recorded with (it is stored in the trace: drop --pipeline)"
@@ -168,9 +178,16 @@ pub struct Trace {
 impl Trace {
     /// Reads a trace file.
     pub fn read(path: &Path) -> Result<Trace, TraceError> {
-        let text = std::fs::read_to_string(path).map_err(|source| TraceError::Io {
-            path: path.to_path_buf(),
-            source,
+        let text = crate::input::read_text(path).map_err(|e| match e {
+            crate::input::InputError::Io { error, .. } => TraceError::Io {
+                path: path.to_path_buf(),
+                source: error,
+            },
+            other => TraceError::Malformed {
+                path: path.to_path_buf(),
+                line: 0,
+                message: other.to_string(),
+            },
         })?;
         let bad = |line: usize, message: String| TraceError::Malformed {
             path: path.to_path_buf(),
@@ -201,10 +218,15 @@ impl Trace {
         let mut sources: BTreeMap<String, BTreeMap<u64, Data>> = BTreeMap::new();
         let mut last = 1;
         let mut finished = false;
+        let mut failed = None;
         for (i, line) in lines {
             last = i + 1;
             let v: Value = serde_json::from_str(line).map_err(|e| bad(i + 1, e.to_string()))?;
             finished = v.get("result").is_some();
+            if let Some(f) = v.pointer("/result/failed").filter(|f| !f.is_null()) {
+                let text = |k: &str| f.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                failed = Some((text("node"), text("error")));
+            }
             if v.get("kind").and_then(Value::as_str) != Some("data") {
                 continue;
             }
@@ -229,6 +251,12 @@ impl Trace {
                 "no result line after it: the trace is incomplete (cut short), so it is not replayed"
                     .into(),
             ));
+        }
+        // A run that failed in a producer (a catalog that could not be read) recorded no
+        // data there: replaying it would fail for another reason, so the recorded one is
+        // the answer.
+        if let Some((node, error)) = failed.filter(|(n, _)| producers.contains(n)) {
+            return Err(TraceError::FailedProducer { node, error });
         }
         Ok(Trace {
             deppy: text_field("deppy")?,

@@ -6,9 +6,9 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::catalog::error::LoadError;
-use crate::catalog::model::Origin;
 use crate::catalog::fbc::limits;
 use crate::catalog::fbc::{yaml_message, yaml_options};
+use crate::catalog::model::Origin;
 
 /// The first non-empty document of a file, with where it is.
 pub(super) struct FirstDoc {
@@ -79,9 +79,8 @@ pub(super) fn read_first_doc(path: &Path) -> Result<Option<FirstDoc>, LoadError>
     let bytes = limits::read_limited(path, limits::max_file_size())?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     let json = path.extension().is_some_and(|e| e == "json");
-    let text = std::str::from_utf8(bytes).map_err(|_| {
-        LoadError::not_utf8(&file, if json { "JSON" } else { "YAML" }, bytes)
-    })?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| LoadError::not_utf8(&file, if json { "JSON" } else { "YAML" }, bytes))?;
     let origin = |document, line| Origin {
         file: file.clone(),
         document,

@@ -101,7 +101,8 @@ impl RenderedCatalog {
 
 /// Renders bundle directories (each one bundle; see [`find_bundle_dirs`] for parent
 /// directories) into one catalog. The same directories give byte-identical output in any
-/// order. The first error in directory order is returned.
+/// order. The first error in directory order is returned. A bundle name two directories
+/// define is kept once (the first in version order), with a warning naming both.
 pub fn render_bundle_dirs(dirs: &[PathBuf]) -> Result<RenderedCatalog, LoadError> {
     let mut dirs = dirs.to_vec();
     dirs.sort();
@@ -113,24 +114,44 @@ pub fn render_bundle_dirs(dirs: &[PathBuf]) -> Result<RenderedCatalog, LoadError
             source: std::io::Error::other("a bundle reader thread failed"),
         });
     }
-    let bundles = read
+    let mut bundles = read
         .into_iter()
         .collect::<Result<Vec<BundleDir>, LoadError>>()?;
     let mut warnings: Vec<String> = bundles.iter().flat_map(|b| b.warnings.clone()).collect();
+    // A bundle name defined by two directories (a repository that kept an old copy): the
+    // first in version order is kept, as a registry adds bundles in that order and refuses
+    // a name it already holds; each other one is skipped with a warning naming both.
+    bundles.sort_by(|a, b| {
+        (a.package.as_str(), a.name.as_str(), &a.version, &a.dir).cmp(&(
+            b.package.as_str(),
+            b.name.as_str(),
+            &b.version,
+            &b.dir,
+        ))
+    });
+    let mut kept: Vec<BundleDir> = Vec::with_capacity(bundles.len());
+    for b in bundles {
+        match kept.last() {
+            Some(first) if first.package == b.package && first.name == b.name => {
+                warnings.push(format!(
+                    "bundle {} of package {} is defined twice, by {} ({}) and by {} ({}): the first in version order is kept, {} is skipped",
+                    b.name,
+                    b.package,
+                    first.dir.display(),
+                    first.version,
+                    b.dir.display(),
+                    b.version,
+                    b.dir.display()
+                ));
+            }
+            _ => kept.push(b),
+        }
+    }
+    kept.sort_by(|a, b| a.dir.cmp(&b.dir));
+    let bundles = kept;
     let mut by_package: BTreeMap<&str, Vec<&BundleDir>> = BTreeMap::new();
     for b in &bundles {
-        let same = by_package.entry(b.package.as_str()).or_default();
-        if let Some(first) = same.iter().find(|o| o.name == b.name) {
-            return Err(LoadError::Conflict {
-                origin: b.csv_origin.clone(),
-                first: first.csv_origin.clone(),
-                message: format!(
-                    "bundle {} of package {} is defined twice",
-                    b.name, b.package
-                ),
-            });
-        }
-        same.push(b);
+        by_package.entry(b.package.as_str()).or_default().push(b);
     }
     let mut docs = Vec::new();
     for (package, members) in &by_package {

@@ -26,8 +26,6 @@ const DEFAULT_CHANNEL_ANNOTATION: &str = "operators.operatorframework.io.bundle.
 pub(super) struct BundleDir {
     /// The directory.
     pub dir: PathBuf,
-    /// Where the CSV is (named in conflicts).
-    pub csv_origin: Origin,
     /// Bundle name: the CSV's `metadata.name`.
     pub name: String,
     /// Package, from the package annotation (not from the directory name).
@@ -268,7 +266,6 @@ pub(super) fn read_bundle(dir: &Path) -> Result<BundleDir, LoadError> {
     let properties = props::bundle_properties(&input, &mut warnings)?;
     Ok(BundleDir {
         dir: dir.to_path_buf(),
-        csv_origin: manifests.csv.origin.clone(),
         name: csv.name,
         package: annotations.package,
         version: csv.version,

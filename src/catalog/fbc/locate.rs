@@ -221,7 +221,9 @@ fn locate_yaml(text: &str, document: usize, path: &[Step<'_>]) -> Option<Range<u
         .map(str::len)
         .sum::<usize>();
     let doc_line = first_line(text, line_start..text.len());
-    let Ok(root) = serde_saphyr::from_str::<Spanned<Node>>(chunk.text) else {
+    // The loader's budgets: the document may be the alias bomb being reported.
+    let options = super::limits::yaml_document_options(&super::yaml_options(), chunk.text.len());
+    let Ok(root) = serde_saphyr::from_str_with_options::<Spanned<Node>>(chunk.text, options) else {
         return Some(doc_line);
     };
     let mut here: Option<&Spanned<Node>> = None;
