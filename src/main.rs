@@ -1,7 +1,7 @@
 //! The `deppy` command line: parses arguments, calls the library, prints, maps errors to exit
-//! codes (0 success, 1 unsatisfiable or invalid catalog, 2 bad input or usage, 3 the solver's
-//! budget ran out). An error in an input file is printed as a diagnostic with the offending
-//! source lines.
+//! codes. The table of exit codes is `cli::EXIT_CODES` (`deppy --help` prints it); errors
+//! print as `error: …`, with the offending source lines when they are about a place in an
+//! input file (`cli::diagnostic`).
 
 // No panics from input: library and CLI code may not unwrap, expect or index unchecked;
 // the few places that index carry an `allow` with a comment proving the invariant.
@@ -22,22 +22,14 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    cli::budget::start();
     let args = cli::Cli::parse();
-    let color = args.color().stderr_colored();
-    let style = if color {
-        env_logger::WriteStyle::Always
-    } else {
-        env_logger::WriteStyle::Never
-    };
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
-        .format_timestamp(None)
-        .write_style(style)
-        .init();
+    cli::report::init(args.verbosity(), args.color().stderr_colored());
     match cli::run(args) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
-            eprint!("{}", cli::diagnostic::render(&err, color));
-            ExitCode::from(cli::EXIT_BAD_INPUT)
+            eprint!("{}", cli::diagnostic::render(&err));
+            ExitCode::from(cli::exit_code_of(&err))
         }
     }
 }

@@ -7,7 +7,7 @@ use anyhow::{Context, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use super::{EXIT_FAILED, EXIT_OK, Format};
+use super::{EXIT_FAILED, EXIT_OK, Format, output, report};
 use deppy::catalog::{CatalogSet, CatalogSource, find_bundle_dirs, inspect, render_bundle_dirs};
 
 /// Catalog subcommands.
@@ -47,7 +47,7 @@ pub struct RenderArgs {
     #[arg(short, long, value_enum, default_value_t = RenderFormat::Json)]
     output: RenderFormat,
     #[command(flatten)]
-    out_file: super::resolve::OutputFile,
+    out_file: super::output::OutputFile,
 }
 
 /// Renders the bundle directories `args` names and prints the FBC.
@@ -66,9 +66,7 @@ fn render_dirs(args: &RenderArgs) -> anyhow::Result<String> {
         }
     }
     let rendered = render_bundle_dirs(&dirs)?;
-    for w in &rendered.warnings {
-        log::warn!("{w}");
-    }
+    report::warnings(&rendered.warnings);
     Ok(match args.output {
         RenderFormat::Json => rendered.to_json_pretty(),
         RenderFormat::Yaml => rendered.to_yaml()?,
@@ -78,9 +76,10 @@ fn render_dirs(args: &RenderArgs) -> anyhow::Result<String> {
 /// Arguments shared by the catalog subcommands.
 #[derive(Debug, Args)]
 pub struct CatalogArgs {
-    /// Catalog file or directory, with an optional priority (higher is preferred, default
-    /// 0). The catalog is named after the last path component, without extension.
-    #[arg(required = true, value_name = "PATH[:PRIORITY]")]
+    /// Catalog file or directory (`-`: one file from standard input), with an optional name
+    /// and priority (higher is preferred, default 0). Without a name the catalog is named
+    /// after the last path component, without extension.
+    #[arg(required = true, value_name = "[NAME=]PATH[:PRIORITY]")]
     paths: Vec<String>,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
@@ -102,25 +101,37 @@ fn catalog_name(path: &Path) -> Option<&str> {
     name.and_then(|s| s.to_str())
 }
 
-/// Splits `PATH[:PRIORITY]`. A string naming an existing path is always a path.
+/// Splits `[NAME=]PATH[:PRIORITY]`. A string naming an existing path is always a path; a
+/// catalog without a name is named after the path's last component (`stdin` for `-`).
 pub(super) fn parse_source(arg: &str) -> anyhow::Result<CatalogSource> {
-    let (path, priority) = match arg.rsplit_once(':') {
-        Some((p, prio)) if !p.is_empty() && !Path::new(arg).exists() => {
+    let exists = |p: &str| p == "-" || Path::new(p).exists();
+    let (named, rest) = match arg.split_once('=') {
+        Some((n, r)) if !exists(arg) && !n.is_empty() && !n.contains(['/', ':']) => (Some(n), r),
+        _ => (None, arg),
+    };
+    let (path, priority) = match rest.rsplit_once(':') {
+        Some((p, prio)) if !p.is_empty() && !exists(rest) => {
             let priority = prio
                 .parse::<i32>()
                 .with_context(|| format!("{arg:?}: priority {prio:?} is not an integer"))?;
             (PathBuf::from(p), priority)
         }
-        _ => (PathBuf::from(arg), 0),
+        _ => (PathBuf::from(rest), 0),
     };
-    let name = catalog_name(&path)
-        .filter(|s| !s.is_empty() && *s != "." && *s != "..")
-        .map(str::to_string)
-        .or_else(|| {
-            let canonical = std::fs::canonicalize(&path).ok()?;
-            catalog_name(&canonical).map(str::to_string)
-        })
-        .with_context(|| format!("{arg:?}: cannot name a catalog after this path"))?;
+    let name = match named {
+        Some(n) => n.to_string(),
+        None if deppy::input::is_stdin(&path) => "stdin".to_string(),
+        None => catalog_name(&path)
+            .filter(|s| !s.is_empty() && *s != "." && *s != "..")
+            .map(str::to_string)
+            .or_else(|| {
+                let canonical = std::fs::canonicalize(&path).ok()?;
+                catalog_name(&canonical).map(str::to_string)
+            })
+            .with_context(|| {
+                format!("{arg:?}: cannot name a catalog after this path; name it: NAME={arg}")
+            })?,
+    };
     Ok(CatalogSource {
         name,
         path,
@@ -134,7 +145,7 @@ fn load(paths: &[String]) -> anyhow::Result<CatalogSet> {
         let source = parse_source(arg)?;
         if let Some(other) = sources.iter().find(|s| s.name == source.name) {
             bail!(
-                "two catalogs would be named {:?} ({} and {}); rename one",
+                "two catalogs would be named {:?} ({} and {}); name them: --catalog NAME=PATH",
                 source.name,
                 other.path.display(),
                 source.path.display()
@@ -176,18 +187,22 @@ pub fn run(cmd: CatalogCommand) -> anyhow::Result<u8> {
     match cmd {
         CatalogCommand::Inspect(args) => {
             let set = load(&args.paths)?;
-            for w in &set.warnings {
-                log::warn!("{w}");
-            }
+            report::warnings(&set.warnings);
             let report = inspect::inspect(&set);
-            print!("{}", render(&report, args.output, || report.to_text())?);
+            output::print(
+                &render(&report, args.output, || report.to_text())?,
+                args.output.content(),
+            )?;
             Ok(EXIT_OK)
         }
         CatalogCommand::Check(args) => super::check::run(args),
         CatalogCommand::Validate(args) => {
             let set = load(&args.paths)?;
             let report = inspect::validate(&set);
-            print!("{}", render(&report, args.output, || report.to_text())?);
+            output::print(
+                &render(&report, args.output, || report.to_text())?,
+                args.output.content(),
+            )?;
             Ok(if report.has_errors() {
                 EXIT_FAILED
             } else {
@@ -195,7 +210,8 @@ pub fn run(cmd: CatalogCommand) -> anyhow::Result<u8> {
             })
         }
         CatalogCommand::Render(args) => {
-            args.out_file.emit(&render_dirs(&args)?)?;
+            args.out_file
+                .emit(&render_dirs(&args)?, output::Content::Data)?;
             Ok(EXIT_OK)
         }
     }
@@ -216,5 +232,15 @@ mod tests {
         let s = parse_source("x/catalog.yaml").unwrap();
         assert_eq!((s.name.as_str(), s.priority), ("catalog", 0));
         assert!(parse_source("x/odf-dev:high").is_err());
+        let s = parse_source("mine=some/dir/catalog:7").unwrap();
+        assert_eq!((s.name.as_str(), s.priority), ("mine", 7));
+        assert_eq!(s.path, PathBuf::from("some/dir/catalog"));
+        let s = parse_source("-").unwrap();
+        assert_eq!(
+            (s.name.as_str(), s.path.as_os_str()),
+            ("stdin", "-".as_ref())
+        );
+        let s = parse_source("a/b=c").unwrap();
+        assert_eq!(s.path, PathBuf::from("a/b=c"), "a name has no slash");
     }
 }

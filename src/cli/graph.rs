@@ -7,7 +7,8 @@ use deppy::catalog::CatalogSet;
 use deppy::graph::{Syntax, channels, resolution};
 
 use super::EXIT_OK;
-use super::resolve::RequestArgs;
+use super::output::Content;
+use super::resolve::{RequestArgs, resolution_or_exit};
 
 /// Picture syntax.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -30,7 +31,7 @@ pub struct GraphArgs {
     #[arg(long, value_enum, default_value_t = GraphFormat::Dot)]
     pub format: GraphFormat,
     #[command(flatten)]
-    pub out_file: super::resolve::OutputFile,
+    pub out_file: super::output::OutputFile,
 }
 
 /// Runs `deppy graph`.
@@ -42,16 +43,21 @@ pub fn run(args: GraphArgs) -> anyhow::Result<u8> {
     let sources = args.request.sources()?;
     if let Some(p) = &args.package {
         let set = CatalogSet::load(&sources.catalogs, &super::load_options())?;
+        super::report::warnings(&set.warnings);
         match channels(&set, p, syntax) {
-            Some(text) => args.out_file.emit(&text)?,
+            Some(text) => args.out_file.emit(&text, Content::Text)?,
             None => bail!("no catalog has a package named {p:?}"),
         }
         return Ok(EXIT_OK);
     }
     let mut pipeline = args.request.pipeline()?;
-    let run = pipeline.run(&sources);
-    let r = run.result.map_err(super::diagnostic::node_failed)?;
-    args.out_file
-        .emit(&resolution(&r.variables.model, &r.outcome, syntax))?;
+    let r = match resolution_or_exit(pipeline.run(&sources))? {
+        Ok(r) => r,
+        Err(code) => return Ok(code),
+    };
+    args.out_file.emit(
+        &resolution(&r.variables.model, &r.outcome, syntax),
+        Content::Text,
+    )?;
     Ok(EXIT_OK)
 }

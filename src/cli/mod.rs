@@ -1,30 +1,78 @@
-//! Argument definitions and dispatch for the `deppy` binary.
+//! Argument definitions and dispatch for the `deppy` binary, and the conventions every
+//! command follows (cargo's and rustc's):
+//!
+//! - results on stdout, or in `--output-file` ([`output`]); a closed pipe ends them quietly;
+//! - `error: …`, `warning: …` and `note: …` on stderr ([`report`], [`diagnostic`]), `-q` for
+//!   errors only, `-v` for notes;
+//! - `-` for standard input wherever a file is read ([`deppy::input`]), every input within
+//!   the size limit;
+//! - one table of exit codes ([`EXIT_CODES`]), shown by `deppy --help`;
+//! - a time and a memory budget on everything that resolves ([`budget`]).
 
+pub mod budget;
 mod catalog;
 mod check;
 mod cluster;
 pub mod diagnostic;
 mod graph;
+pub mod output;
 mod pipeline;
 mod progress;
 mod query;
+pub mod report;
 mod resolve;
 mod test;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{ArgAction, Parser, Subcommand, ValueEnum};
 
-/// Success: resolved, or a catalog without errors.
+/// Success: resolved, solved, valid, installable, no differences.
 pub const EXIT_OK: u8 = 0;
-/// Unsatisfiable request, or a catalog with errors.
+/// The answer is no: unsatisfiable, not in the answer, invalid, not installable, differences.
 pub const EXIT_FAILED: u8 = 1;
 /// Bad input or usage.
 pub const EXIT_BAD_INPUT: u8 = 2;
-/// The solver's budget (`--timeout`, `--max-conflicts`) ran out before an answer.
+/// A budget (time, conflicts, memory) ran out before an answer.
 pub const EXIT_GAVE_UP: u8 = 3;
+/// The result could not be written.
+pub const EXIT_OUTPUT: u8 = 4;
+
+/// The exit codes of every command, as `deppy --help` prints them and docs/cli.md lists them
+/// ("Exit codes"): one table, which the code follows.
+pub const EXIT_CODES: [(u8, &str); 5] = [
+    (
+        EXIT_OK,
+        "success: resolved, solved, valid, installable, no differences",
+    ),
+    (
+        EXIT_FAILED,
+        "the answer is no: unsatisfiable; `why` TARGET not in the answer; `why-not` TARGET in it; an invalid catalog; a bundle not installable; scenario differences",
+    ),
+    (
+        EXIT_BAD_INPUT,
+        "bad input or usage: a file that cannot be read or is invalid, a bad argument",
+    ),
+    (
+        EXIT_GAVE_UP,
+        "a budget ran out (time, conflicts, memory) before an answer; what was proven by then is printed",
+    ),
+    (
+        EXIT_OUTPUT,
+        "the result could not be written (`--output-file`, `--trace`, standard output)",
+    ),
+];
+
+/// The `Exit codes:` section of `deppy --help`.
+fn exit_codes_help() -> String {
+    let mut out = String::from("Exit codes:\n");
+    for (code, meaning) in EXIT_CODES {
+        out.push_str(&format!("  {code} {meaning}\n"));
+    }
+    out
+}
 
 /// deppy: an explainable dependency resolver for OLM catalogs.
 #[derive(Debug, Parser)]
-#[command(name = "deppy", version, about)]
+#[command(name = "deppy", version, about, after_help = exit_codes_help())]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -37,6 +85,12 @@ pub struct Cli {
     /// DEPPY_CACHE_DIR. Off when not given.
     #[arg(long, global = true, value_name = "DIR", env = "DEPPY_CACHE_DIR")]
     cache_dir: Option<std::path::PathBuf>,
+    /// Print errors only: no warnings, no notes.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    /// Say more: notes on what was skipped and why (twice: debug detail).
+    #[arg(short, long, global = true, action = ArgAction::Count, conflicts_with = "quiet")]
+    verbose: u8,
 }
 
 /// The catalog cache directory of this run, set once from `--cache-dir`.
@@ -55,6 +109,11 @@ impl Cli {
     pub fn color(&self) -> diagnostic::ColorChoice {
         self.color
     }
+
+    /// How much to say on stderr (`-q`, `-v`).
+    pub fn verbosity(&self) -> report::Verbosity {
+        report::Verbosity::from_flags(self.quiet, self.verbose)
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -62,16 +121,20 @@ enum Command {
     /// Inspect and validate catalogs.
     #[command(subcommand)]
     Catalog(catalog::CatalogCommand),
-    /// Resolve a request against catalogs (exit 0 resolved, 1 unsatisfiable, 2 bad input).
+    /// Resolve a request against catalogs (exit 0 resolved, 1 unsatisfiable, 2 bad input,
+    /// 3 a budget ran out, 4 the output could not be written).
     Resolve(resolve::ResolveArgs),
     /// Resolve a cluster from a dump of its objects (Subscriptions, CSVs, CatalogSources).
     #[command(subcommand)]
     Cluster(cluster::ClusterCommand),
-    /// Solve a generic problem of variables and constraints (exit 0, 1 or 2 as resolve).
+    /// Solve a generic problem of variables and constraints (exit 0, 1, 2, 3 and 4 as
+    /// resolve).
     Solve(resolve::SolveArgs),
-    /// Why a bundle (or a package's bundle) is in the answer: the chain from a requirement.
+    /// Why a bundle (or a package's bundle) is in the answer: the chain from a requirement
+    /// (exit 1 when it is not in the answer, or there is none).
     Why(query::QueryArgs),
-    /// Why a bundle is not in the answer: excluded, less preferred, or impossible.
+    /// Why a bundle is not in the answer: excluded, less preferred, or impossible (exit 1
+    /// when it is in the answer).
     #[command(name = "why-not")]
     WhyNot(query::QueryArgs),
     /// Run scenario folders (request.yaml + catalogs + expected.txt); exit 1 on any
@@ -108,6 +171,16 @@ pub enum Format {
     Yaml,
 }
 
+impl Format {
+    /// How its text is printed (control characters escaped in plain text only).
+    pub fn content(self) -> output::Content {
+        match self {
+            Format::Text => output::Content::Text,
+            Format::Json | Format::Yaml => output::Content::Data,
+        }
+    }
+}
+
 /// Runs a parsed command and returns its exit code.
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
     let _ = CACHE_DIR.set(cli.cache_dir.clone());
@@ -122,7 +195,9 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Plan(args) => query::plan(args),
         Command::Completions { shell } => {
             use clap::CommandFactory;
-            clap_complete::generate(shell, &mut Cli::command(), "deppy", &mut std::io::stdout());
+            let mut text = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "deppy", &mut text);
+            output::print(&String::from_utf8_lossy(&text), output::Content::Data)?;
             Ok(EXIT_OK)
         }
         Command::Test(args) => test::run(args),
@@ -130,4 +205,14 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Watch(args) => pipeline::watch(args),
         Command::Pipeline(cmd) => pipeline::pipeline(cmd),
     }
+}
+
+/// The exit code of an error: [`EXIT_OUTPUT`] when the result could not be written, else
+/// [`EXIT_BAD_INPUT`].
+pub fn exit_code_of(err: &anyhow::Error) -> u8 {
+    let output = err.chain().any(|c| {
+        c.downcast_ref::<output::OutputError>().is_some()
+            || c.downcast_ref::<deppy::atomic::WriteError>().is_some()
+    });
+    if output { EXIT_OUTPUT } else { EXIT_BAD_INPUT }
 }

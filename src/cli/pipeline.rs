@@ -9,21 +9,24 @@ use clap::{Args, Subcommand};
 use deppy::pipeline::trace::Trace;
 use deppy::pipeline::watch::changes;
 use deppy::pipeline::{Pipeline, Resolution};
-use deppy::report::Report;
 
+use super::budget::Budget;
+use super::output::{self, Content, line};
 use super::resolve::{HintInput, OutputArgs, RequestArgs, pipeline_from, print_run};
-use super::{EXIT_OK, Format};
+use super::{EXIT_OK, Format, report};
 
 /// `deppy replay` arguments.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// Trace written by `deppy resolve --trace`.
+    /// Trace written by `deppy resolve --trace` (`-` reads standard input).
     pub trace: PathBuf,
     /// Replay on this configuration (refused unless it is the one the trace recorded).
     #[arg(long, value_name = "FILE")]
     pub pipeline: Option<PathBuf>,
     #[command(flatten)]
     pub out: OutputArgs,
+    #[command(flatten)]
+    pub budget: Budget,
 }
 
 /// `deppy watch` arguments.
@@ -36,8 +39,9 @@ pub struct WatchArgs {
     /// How often to look for changed catalog files, in milliseconds.
     #[arg(long, default_value_t = 500, value_name = "MS")]
     pub interval: u64,
-    /// Stop after this many resolutions (the first included); default: never.
-    #[arg(long, value_name = "N")]
+    /// Stop after this many resolutions (the first included; 1 or more); default: never.
+    /// Each resolution has the time budget of its own.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_runs: Option<u64>,
 }
 
@@ -55,7 +59,7 @@ pub enum PipelineCommand {
     },
     /// Validate a configuration file; exit 2 with the offending node named when invalid.
     Validate {
-        /// Configuration file.
+        /// Configuration file (`-` reads standard input).
         file: PathBuf,
     },
 }
@@ -69,6 +73,7 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<u8> {
             .with_context(|| format!("{}: recorded configuration", args.trace.display()))?,
     };
     trace.check(&pipeline)?;
+    pipeline.set_options(args.budget.options());
     let run = pipeline.replay(&trace.sources);
     let request = trace.request();
     let hint = HintInput {
@@ -93,33 +98,35 @@ pub fn pipeline(cmd: PipelineCommand) -> anyhow::Result<u8> {
                     serde_saphyr::to_string(&p.config().normalised())?
                 ),
             };
-            print!("{text}");
+            output::print(&text, Content::Data)?;
         }
         PipelineCommand::Validate { file } => {
             let p = pipeline_from(Some(&file))?;
-            println!(
+            line(format!(
                 "{}: valid, pipeline {} ({} nodes)",
                 file.display(),
                 p.id(),
                 p.nodes().len()
-            );
+            ))?;
         }
     }
     Ok(EXIT_OK)
 }
 
-/// Size and modification time of every file under the catalog paths.
+/// Size and modification time of every file under the catalog paths (links are followed
+/// to files, never into directories: a link to `..` cannot make the walk endless).
 fn fingerprint(paths: &[PathBuf]) -> Vec<(PathBuf, u64, Option<std::time::SystemTime>)> {
     let mut out = Vec::new();
-    let mut stack: Vec<PathBuf> = paths.to_vec();
-    while let Some(p) = stack.pop() {
+    let mut stack: Vec<(PathBuf, bool)> = paths.iter().map(|p| (p.clone(), true)).collect();
+    while let Some((p, root)) = stack.pop() {
+        let link = std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink());
         let Ok(meta) = std::fs::metadata(&p) else {
             out.push((p, u64::MAX, None));
             continue;
         };
-        if meta.is_dir() {
+        if meta.is_dir() && (root || !link) {
             if let Ok(rd) = std::fs::read_dir(&p) {
-                stack.extend(rd.filter_map(|e| e.ok().map(|e| e.path())));
+                stack.extend(rd.filter_map(|e| e.ok().map(|e| (e.path(), false))));
             }
         } else {
             out.push((p, meta.len(), meta.modified().ok()));
@@ -129,14 +136,15 @@ fn fingerprint(paths: &[PathBuf]) -> Vec<(PathBuf, u64, Option<std::time::System
     out
 }
 
-fn print_changes(run: u64, last: &Resolution, new: &Resolution) {
+fn print_changes(run: u64, last: &Resolution, new: &Resolution) -> anyhow::Result<()> {
     let lines = changes(&last.outcome, &new.outcome, new.request());
     if lines.is_empty() {
-        println!("[run {run}] catalogs changed; the answer did not");
+        line(format!("[run {run}] catalogs changed; the answer did not"))?;
     }
     for l in lines {
-        println!("[run {run}] {l}");
+        line(format!("[run {run}] {l}"))?;
     }
+    Ok(())
 }
 
 /// Runs `deppy watch`: resolves, then re-resolves whenever a catalog file changes.
@@ -152,18 +160,19 @@ pub fn watch(args: WatchArgs) -> anyhow::Result<u8> {
     let first = pipeline.run(&sources);
     let mut last = match first.result {
         Ok(r) => {
-            let report = Report::of(&r, args.out.explain);
-            print!(
-                "{}",
-                super::catalog::render(&report, args.out.output, || report.to_text())?
-            );
+            report::warnings(r.warnings());
+            let report = deppy::report::Report::of(&r, args.out.explain);
+            output::print(
+                &super::catalog::render(&report, args.out.output, || report.to_text())?,
+                args.out.output.content(),
+            )?;
             Some(r)
         }
         Err(f) => {
-            println!(
+            line(format!(
                 "[run 1] error: pipeline node {:?} failed: {}",
                 f.node, f.error
-            );
+            ))?;
             None
         }
     };
@@ -186,21 +195,22 @@ pub fn watch(args: WatchArgs) -> anyhow::Result<u8> {
         }
         seen = settled;
         runs += 1;
+        pipeline.set_options(args.request.budget.options_from(std::time::Instant::now()));
         match (pipeline.run(&sources).result, &last) {
             (Ok(new), Some(old)) => {
-                print_changes(runs, old, &new);
+                print_changes(runs, old, &new)?;
                 last = Some(new);
             }
             (Ok(new), None) => {
-                let report = Report::of(&new, args.out.explain);
-                println!("[run {runs}] resolved again");
-                print!("{}", report.to_text());
+                let report = deppy::report::Report::of(&new, args.out.explain);
+                line(format!("[run {runs}] resolved again"))?;
+                output::print(&report.to_text(), Content::Text)?;
                 last = Some(new);
             }
-            (Err(f), _) => println!(
+            (Err(f), _) => line(format!(
                 "[run {runs}] error: pipeline node {:?} failed: {}; keeping the last good answer",
                 f.node, f.error
-            ),
+            ))?,
         }
     }
     Ok(EXIT_OK)

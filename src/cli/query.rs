@@ -10,7 +10,8 @@ use deppy::pipeline::Resolution;
 use deppy::resolve::why::WhyNot;
 use deppy::resolve::{Adjustments, Outcome, Resolver, Rule};
 
-use super::resolve::RequestArgs;
+use super::output::{self, Content, line};
+use super::resolve::{RequestArgs, resolution_or_exit};
 use super::{EXIT_FAILED, EXIT_OK};
 
 /// `deppy why` / `deppy why-not` arguments.
@@ -23,21 +24,17 @@ pub struct QueryArgs {
     pub request: RequestArgs,
 }
 
-fn resolve(args: &QueryArgs) -> anyhow::Result<Resolution> {
+/// The resolution, or the exit code of a run that gave up (what it proved is printed).
+fn resolve(args: &QueryArgs) -> anyhow::Result<Result<Resolution, u8>> {
     let sources = args.request.sources()?;
     let mut pipeline = args.request.pipeline()?;
-    let run = pipeline.run(&sources);
-    run.result.map_err(super::diagnostic::node_failed)
+    resolution_or_exit(pipeline.run(&sources))
 }
 
-fn selected(r: &Resolution) -> anyhow::Result<&[BundleId]> {
+fn selected(r: &Resolution) -> Option<&[BundleId]> {
     match &r.outcome {
-        Outcome::Resolved(a) => Ok(&a.bundles),
-        Outcome::Unsatisfiable(_) => {
-            bail!(
-                "the request is unsatisfiable, so nothing is in an answer; run `deppy resolve` for why"
-            )
-        }
+        Outcome::Resolved(a) => Some(&a.bundles),
+        Outcome::Unsatisfiable(_) => None,
     }
 }
 
@@ -60,8 +57,16 @@ fn targets(r: &Resolution, target: &str) -> Vec<BundleId> {
 
 /// Runs `deppy why`.
 pub fn why(args: QueryArgs) -> anyhow::Result<u8> {
-    let r = resolve(&args)?;
-    let sel = selected(&r)?;
+    let r = match resolve(&args)? {
+        Ok(r) => r,
+        Err(code) => return Ok(code),
+    };
+    let Some(sel) = selected(&r) else {
+        line(
+            "The request is unsatisfiable, so nothing is in an answer; `deppy resolve` says why.",
+        )?;
+        return Ok(EXIT_FAILED);
+    };
     let all = targets(&r, &args.target);
     if all.is_empty() {
         bail!(
@@ -72,14 +77,14 @@ pub fn why(args: QueryArgs) -> anyhow::Result<u8> {
     let model = &r.variables.model;
     match all.iter().find_map(|b| model.why(sel, *b).map(|c| (*b, c))) {
         Some((b, chain)) => {
-            print!("{}", words::why(model, r.request(), b, &chain));
+            output::print(&words::why(model, r.request(), b, &chain), Content::Text)?;
             Ok(EXIT_OK)
         }
         None => {
-            println!(
+            line(format!(
                 "{} is not in the answer; see `deppy why-not {}`",
                 args.target, args.target
-            );
+            ))?;
             Ok(EXIT_FAILED)
         }
     }
@@ -88,7 +93,10 @@ pub fn why(args: QueryArgs) -> anyhow::Result<u8> {
 /// Runs `deppy why-not`.
 pub fn why_not(args: QueryArgs) -> anyhow::Result<u8> {
     let sources = args.request.sources()?;
-    let r = resolve(&args)?;
+    let r = match resolve(&args)? {
+        Ok(r) => r,
+        Err(code) => return Ok(code),
+    };
     // Unsatisfiable: nothing is selected, but exclusions and rejections still say why.
     let sel: &[BundleId] = selected(&r).unwrap_or(&[]);
     let model = &r.variables.model;
@@ -105,19 +113,19 @@ pub fn why_not(args: QueryArgs) -> anyhow::Result<u8> {
     let (feasible, proof) = if matches!(answer, WhyNot::Selected | WhyNot::Excluded(_)) {
         (None, None)
     } else {
-        feasibility(&r, &sources.request, target)?
+        feasibility(&r, &sources.request, target, &args.request.budget)?
     };
-    print!(
-        "{}",
-        words::why_not(
+    output::print(
+        &words::why_not(
             model,
             r.request(),
             target,
             &answer,
             feasible.as_deref(),
-            proof.as_deref()
-        )
-    );
+            proof.as_deref(),
+        ),
+        Content::Text,
+    )?;
     Ok(if matches!(answer, WhyNot::Selected) {
         EXIT_FAILED
     } else {
@@ -141,8 +149,9 @@ fn feasibility(
     r: &Resolution,
     request: &deppy::request::Request,
     target: BundleId,
+    budget: &super::budget::Budget,
 ) -> anyhow::Result<(Option<Vec<String>>, Option<String>)> {
-    let resolver = Resolver::new(r.universe().set.clone());
+    let resolver = Resolver::new(r.universe().set.clone()).with_options(budget.options());
     let name = r.universe().bundle(target).name.clone();
     let adjust = Adjustments {
         rules: vec![Rule {
@@ -174,32 +183,32 @@ pub struct PlanArgs {
     #[arg(short, long, value_enum, default_value_t = super::Format::Text)]
     pub output: super::Format,
     #[command(flatten)]
-    pub out_file: super::resolve::OutputFile,
+    pub out_file: super::output::OutputFile,
 }
 
 /// Runs `deppy plan`: the answer's actions in order, or the failure's explanation.
 pub fn plan(args: PlanArgs) -> anyhow::Result<u8> {
     let sources = args.request.sources()?;
     let mut pipeline = args.request.pipeline()?;
-    let r = pipeline
-        .run(&sources)
-        .result
-        .map_err(super::diagnostic::node_failed)?;
+    let r = match resolution_or_exit(pipeline.run(&sources))? {
+        Ok(r) => r,
+        Err(code) => return Ok(code),
+    };
     match &r.outcome {
         Outcome::Resolved(a) => {
             let steps = r.variables.model.plan(a);
             let text = || deppy::report::plan_to_text(&steps);
-            args.out_file
-                .emit(&super::catalog::render(&steps, args.output, text)?)?;
+            args.out_file.emit(
+                &super::catalog::render(&steps, args.output, text)?,
+                args.output.content(),
+            )?;
             Ok(EXIT_OK)
         }
         Outcome::Unsatisfiable(f) => {
-            args.out_file.emit(&explain_failure(
-                f,
-                r.universe(),
-                r.request(),
-                Detail::Summary,
-            ))?;
+            args.out_file.emit(
+                &explain_failure(f, r.universe(), r.request(), Detail::Summary),
+                Content::Text,
+            )?;
             Ok(EXIT_FAILED)
         }
     }

@@ -1,43 +1,50 @@
-//! `deppy resolve` (the default pipeline, or `--pipeline FILE`) and `deppy solve`.
+//! `deppy resolve` (the default pipeline, or `--pipeline FILE`) and `deppy solve`, and the
+//! request options every resolving command shares.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Args;
 
 use deppy::catalog::CatalogSource;
 use deppy::explain::Detail;
-use deppy::generic::GenericFile;
+use deppy::generic::{GenericError, GenericFile};
 use deppy::pipeline::trace::TraceWriter;
-use deppy::pipeline::{Pipeline, PipelineConfig, Run, Sources};
+use deppy::pipeline::{NodeError, Pipeline, PipelineConfig, Run, Sources};
 use deppy::report::Report;
 use deppy::request::{Request, Requirement};
-use deppy::resolve::hints::hints;
-use deppy::solver::SolveOptions;
-
-use super::catalog::{parse_source, render};
-use super::{EXIT_FAILED, EXIT_GAVE_UP, EXIT_OK, Format, diagnostic};
-use deppy::pipeline::NodeError;
 use deppy::resolve::ResolveError;
+use deppy::resolve::hints::hints;
+
+use super::budget::Budget;
+use super::catalog::{parse_source, render};
+use super::diagnostic::{self, Diagnosed};
+use super::output::{Content, OutputError, OutputFile};
+use super::{EXIT_FAILED, EXIT_GAVE_UP, EXIT_OK, Format, report};
 
 /// Options shared by every command that resolves a request.
 #[derive(Debug, Args)]
 pub struct RequestArgs {
-    /// Request file (YAML or JSON).
+    /// Request file (YAML or JSON; `-` reads standard input).
     pub request: Option<PathBuf>,
-    /// Catalog to load: PATH[:PRIORITY] (repeatable; adds to the request's catalogs).
-    #[arg(long = "catalog", value_name = "PATH[:PRIORITY]")]
+    /// Catalog to load: [NAME=]PATH[:PRIORITY] (repeatable; adds to the request's catalogs;
+    /// `-` reads one file from standard input).
+    #[arg(long = "catalog", value_name = "[NAME=]PATH[:PRIORITY]")]
     pub catalogs: Vec<String>,
     /// Required package: PKG[/CHANNEL][@RANGE] (repeatable; adds to the request's).
     #[arg(long = "require", value_name = "SPEC")]
     pub require: Vec<String>,
-    /// Cluster node file (YAML or JSON): `{properties, constraints}` or the
-    /// `olm-runtime-constraints` ConfigMap; replaces the request's `cluster`.
+    /// Cluster node file (YAML or JSON; `-` reads standard input): `{properties,
+    /// constraints}` or the `olm-runtime-constraints` ConfigMap; replaces the request's
+    /// `cluster`.
     #[arg(long, value_name = "FILE")]
     pub cluster: Option<PathBuf>,
-    /// Pipeline configuration (YAML); default: the built-in resolver pipeline.
+    /// Pipeline configuration (YAML; `-` reads standard input); default: the built-in
+    /// resolver pipeline.
     #[arg(long, value_name = "FILE")]
     pub pipeline: Option<PathBuf>,
+    #[command(flatten)]
+    pub budget: Budget,
 }
 
 /// How to print an answer.
@@ -53,28 +60,6 @@ pub struct OutputArgs {
     pub file: OutputFile,
 }
 
-/// `--output-file FILE`: where a command's result goes instead of stdout.
-#[derive(Debug, Args)]
-pub struct OutputFile {
-    /// Write the result to FILE instead of stdout: through a temporary file in the same
-    /// directory, synced and renamed into place, so FILE is never left half-written.
-    #[arg(long = "output-file", value_name = "FILE")]
-    pub output_file: Option<PathBuf>,
-}
-
-impl OutputFile {
-    /// Prints `text`, or writes it to the output file atomically.
-    pub fn emit(&self, text: &str) -> anyhow::Result<()> {
-        match &self.output_file {
-            Some(path) => Ok(deppy::atomic::write_atomic(path, text.as_bytes())?),
-            None => {
-                print!("{text}");
-                Ok(())
-            }
-        }
-    }
-}
-
 /// `deppy resolve` arguments.
 #[derive(Debug, Args)]
 pub struct ResolveArgs {
@@ -82,58 +67,77 @@ pub struct ResolveArgs {
     pub request: RequestArgs,
     #[command(flatten)]
     pub out: OutputArgs,
-    /// Write every pipeline event to FILE as JSON lines (replay it with `deppy replay`).
+    /// Write every pipeline event to FILE as JSON lines (replay it with `deppy replay`);
+    /// written as `--output-file` is.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
-    /// After a failure, also try adding this catalog (PATH[:PRIORITY]) as a hint (repeatable).
-    #[arg(long = "hint-catalog", value_name = "PATH[:PRIORITY]")]
+    /// After a failure, also try adding this catalog ([NAME=]PATH[:PRIORITY]) as a hint
+    /// (repeatable).
+    #[arg(long = "hint-catalog", value_name = "[NAME=]PATH[:PRIORITY]")]
     pub hint_catalogs: Vec<String>,
-    #[command(flatten)]
-    pub budget: Budget,
-}
-
-/// Limits on the solver's search (`--timeout`, `--max-conflicts`). A search that runs out
-/// ends with "gave up after N conflicts", what it had proven by then, and exit code 3.
-#[derive(Debug, Args)]
-pub struct Budget {
-    /// Give up after this many seconds of search (decimals allowed).
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-    pub timeout: Option<std::time::Duration>,
-    /// Give up after this many conflicts.
-    #[arg(long = "max-conflicts", value_name = "N")]
-    pub max_conflicts: Option<u64>,
-}
-
-impl Budget {
-    /// The solver options these limits give.
-    pub fn options(&self) -> SolveOptions {
-        SolveOptions {
-            max_conflicts: self.max_conflicts,
-            timeout: self.timeout,
-        }
-    }
-}
-
-fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
-    let secs: f64 = s
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
-    std::time::Duration::try_from_secs_f64(secs)
-        .map_err(|_| format!("{s:?} is not a duration (negative or too large)"))
 }
 
 /// `deppy solve` arguments.
 #[derive(Debug, Args)]
 pub struct SolveArgs {
-    /// File of variables and constraints (YAML or JSON).
+    /// File of variables and constraints (YAML or JSON; `-` reads standard input).
     pub file: PathBuf,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
+    /// How much of a failure's proof to print: the constraints it uses, or every step.
+    #[arg(long, value_enum, default_value_t = Detail::Summary)]
+    pub explain: Detail,
     #[command(flatten)]
     pub out_file: OutputFile,
     #[command(flatten)]
     pub budget: Budget,
+}
+
+/// Reads a YAML or JSON input file (`-`: standard input) within the size limit; a key given
+/// twice in a JSON object is an error, as in YAML.
+pub fn read_yaml_value(path: &Path, what: &str) -> anyhow::Result<(String, serde_json::Value)> {
+    let text = deppy::input::read_text(path)?;
+    let value = if text.trim_start().starts_with('{') {
+        deppy::input::check_json_keys(&text)
+            .and_then(|()| serde_json::from_str(&text))
+            .map_err(|e| json_syntax(path, &text, what, &e))?
+    } else {
+        serde_saphyr::from_str_with_options(&text, deppy::input::yaml_options(text.len()))
+            .map_err(|e| diagnostic::yaml_syntax(path, &text, what, &e))?
+    };
+    Ok((text, value))
+}
+
+/// The diagnostic of JSON text that does not parse.
+fn json_syntax(path: &Path, text: &str, what: &str, e: &serde_json::Error) -> Diagnosed {
+    let name = path.display().to_string();
+    let message = e.to_string();
+    let reason = message
+        .rsplit_once(" at line ")
+        .map_or(message.as_str(), |(head, _)| head);
+    let range = line_column_offset(text, e.line(), e.column());
+    Diagnosed::new(format!("{name}: not {what}: {reason}")).at(&name, text, range, reason)
+}
+
+/// The byte range of the character at 1-based `line` and `column`.
+fn line_column_offset(text: &str, line: usize, column: usize) -> Option<std::ops::Range<usize>> {
+    let start = text
+        .split_inclusive('\n')
+        .take(line.checked_sub(1)?)
+        .map(str::len)
+        .sum::<usize>();
+    let line_text = text.get(start..)?.split('\n').next()?;
+    let at = line_text
+        .char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(line_text.len(), |(b, _)| b);
+    let len = line_text
+        .get(at..)?
+        .chars()
+        .next()
+        .map_or(0, char::len_utf8);
+    Some(start + at..start + at + len)
 }
 
 impl RequestArgs {
@@ -147,10 +151,7 @@ impl RequestArgs {
             request.require.push(Requirement::from_spec(spec)?);
         }
         if let Some(path) = &self.cluster {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("{}: cannot read", path.display()))?;
-            let value: serde_json::Value = serde_saphyr::from_str(&text)
-                .map_err(|e| diagnostic::yaml_syntax(path, &text, "YAML or JSON", &e))?;
+            let (text, value) = read_yaml_value(path, "YAML or JSON")?;
             request.cluster = Some(value);
             request.cluster_node().map_err(|e| {
                 // The file is the request's `cluster`: its paths start there.
@@ -177,24 +178,26 @@ impl RequestArgs {
         Ok(Sources { catalogs, request })
     }
 
-    /// The pipeline to run: `--pipeline FILE`, or the default one.
+    /// The pipeline to run: `--pipeline FILE`, or the default one, limited by the budget.
     pub fn pipeline(&self) -> anyhow::Result<Pipeline> {
-        pipeline_from(self.pipeline.as_deref())
+        let mut pipeline = pipeline_from(self.pipeline.as_deref())?;
+        pipeline.set_options(self.budget.options());
+        Ok(pipeline)
     }
 }
 
-/// Loads and validates a pipeline configuration file, or takes the default one.
-pub fn pipeline_from(path: Option<&std::path::Path>) -> anyhow::Result<Pipeline> {
+/// Loads and validates a pipeline configuration file (`-`: standard input), or takes the
+/// default one.
+pub fn pipeline_from(path: Option<&Path>) -> anyhow::Result<Pipeline> {
     let mut pipeline = configured_pipeline(path)?;
     pipeline.set_load_options(super::load_options());
     Ok(pipeline)
 }
 
-fn configured_pipeline(path: Option<&std::path::Path>) -> anyhow::Result<Pipeline> {
+fn configured_pipeline(path: Option<&Path>) -> anyhow::Result<Pipeline> {
     let config = match path {
         Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("{}: cannot read", p.display()))?;
+            let text = deppy::input::read_text(p)?;
             let config =
                 PipelineConfig::parse(&text).map_err(|e| diagnostic::config_error(p, &text, &e))?;
             return Pipeline::new(config)
@@ -216,7 +219,9 @@ pub struct HintInput<'a> {
     pub extra: &'a [CatalogSource],
 }
 
-/// Prints a run's answer and returns the exit code, or the failed node as an error.
+/// Prints a run's answer and returns the exit code, or the failed node as an error. A run
+/// that gave up prints what it had proven (on stderr as text, on stdout as JSON or YAML)
+/// and returns exit code 3.
 pub fn print_run(run: Run, out: &OutputArgs, hint: &HintInput<'_>) -> anyhow::Result<u8> {
     let states = run.states;
     let resolution = match run.result {
@@ -225,23 +230,22 @@ pub fn print_run(run: Run, out: &OutputArgs, hint: &HintInput<'_>) -> anyhow::Re
             if let NodeError::Resolve(e) = &f.error
                 && let ResolveError::GaveUp { .. } = **e
             {
-                eprint!("{e}");
-                return Ok(EXIT_GAVE_UP);
+                return print_gave_up(&e.to_string(), out);
             }
-            return Err(super::diagnostic::NodeFailed::new(f, &states).into());
+            return Err(diagnostic::NodeFailed::new(f, &states).into());
         }
     };
-    for w in resolution.warnings() {
-        log::warn!("{w}");
-    }
+    report::warnings(resolution.warnings());
     let mut report = Report::of(&resolution, out.explain);
     if !report.is_resolved() {
         let u = resolution.universe();
         let found = hints(&u.set, hint.catalogs, hint.request, hint.extra);
         report = report.with_hints(u, hint.request, found);
     }
-    out.file
-        .emit(&render(&report, out.output, || report.to_text())?)?;
+    out.file.emit(
+        &render(&report, out.output, || report.to_text())?,
+        out.output.content(),
+    )?;
     Ok(if report.is_resolved() {
         EXIT_OK
     } else {
@@ -249,13 +253,48 @@ pub fn print_run(run: Run, out: &OutputArgs, hint: &HintInput<'_>) -> anyhow::Re
     })
 }
 
+/// The resolution of a run; a run that gave up has what it had proven printed on stderr
+/// and gives exit code 3 instead; a failed node is an error.
+pub fn resolution_or_exit(run: Run) -> anyhow::Result<Result<deppy::pipeline::Resolution, u8>> {
+    match run.result {
+        Ok(r) => Ok(Ok(r)),
+        Err(f) => {
+            if let NodeError::Resolve(e) = &f.error
+                && let ResolveError::GaveUp { .. } = **e
+            {
+                eprint!("{}", report::escape(&e.to_string()));
+                return Ok(Err(EXIT_GAVE_UP));
+            }
+            Err(diagnostic::NodeFailed::new(f, &run.states).into())
+        }
+    }
+}
+
+/// Prints what a run that gave up had proven and returns exit code 3.
+pub fn print_gave_up(explanation: &str, out: &OutputArgs) -> anyhow::Result<u8> {
+    match out.output {
+        Format::Text => {
+            let text = report::escape(explanation);
+            eprint!("{text}");
+        }
+        format => {
+            let report = Report::gave_up(explanation.to_string(), Vec::new());
+            out.file
+                .emit(&render(&report, format, String::new)?, Content::Data)?;
+        }
+    }
+    Ok(EXIT_GAVE_UP)
+}
+
 /// Runs `deppy resolve`.
 pub fn resolve(args: ResolveArgs) -> anyhow::Result<u8> {
     let sources = args.request.sources()?;
     let mut pipeline = args.request.pipeline()?;
-    pipeline.set_options(args.budget.options());
     let writer = match &args.trace {
-        Some(path) => Some(TraceWriter::attach(&mut pipeline, path)?),
+        Some(path) => Some(
+            TraceWriter::attach_with(&mut pipeline, path, args.out.file.options())
+                .map_err(OutputError::from)?,
+        ),
         None => None,
     };
     let run = {
@@ -263,7 +302,7 @@ pub fn resolve(args: ResolveArgs) -> anyhow::Result<u8> {
         pipeline.run(&sources)
     };
     if let Some(w) = writer {
-        w.finish(&run)?;
+        w.finish(&run).map_err(OutputError::from)?;
     }
     let extra = args
         .hint_catalogs
@@ -278,20 +317,38 @@ pub fn resolve(args: ResolveArgs) -> anyhow::Result<u8> {
     print_run(run, &args.out, &hint)
 }
 
+/// Reads and parses a generic-model file; errors show the offending line.
+fn generic_file(path: &Path) -> anyhow::Result<GenericFile> {
+    let text = deppy::input::read_text(path)?;
+    let name = path.display().to_string();
+    GenericFile::parse(&text).map_err(|e| match &e {
+        GenericError::Parse {
+            message,
+            location: Some((line, column)),
+        } => {
+            let range = line_column_offset(&text, *line, *column);
+            Diagnosed::new(format!("{name}:{line}:{column}: {message}"))
+                .at(&name, &text, range, message)
+                .into()
+        }
+        _ => anyhow::anyhow!("{name}: {e}"),
+    })
+}
+
 /// Runs `deppy solve`.
 pub fn solve(args: SolveArgs) -> anyhow::Result<u8> {
-    let text = std::fs::read_to_string(&args.file)
-        .with_context(|| format!("{}: cannot read", args.file.display()))?;
-    let file = GenericFile::parse(&text).with_context(|| args.file.display().to_string())?;
+    let file = generic_file(&args.file)?;
     let answer = file
-        .solve(&args.budget.options())
-        .with_context(|| args.file.display().to_string())?;
+        .solve_explained(&args.budget.options(), args.explain)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
     let text_view = || match answer.status {
         "resolved" => format!("Selected: {}\n", answer.selected.join(", ")),
         _ => answer.explanation.clone(),
     };
-    args.out_file
-        .emit(&render(&answer, args.output, text_view)?)?;
+    args.out_file.emit(
+        &render(&answer, args.output, text_view)?,
+        args.output.content(),
+    )?;
     Ok(match answer.status {
         "resolved" => EXIT_OK,
         "gaveUp" => EXIT_GAVE_UP,

@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::Args;
 
 use deppy::scenario::{EXPECTED, diff, find, run_dir};
 
+use super::output::line;
 use super::{EXIT_FAILED, EXIT_OK};
 
 /// `deppy test` arguments.
@@ -28,32 +28,43 @@ pub fn run(args: TestArgs) -> anyhow::Result<u8> {
     }
     let (mut failed, mut updated) = (0, 0);
     for dir in &all {
-        let actual = run_dir(dir).render();
         let file = dir.join(EXPECTED);
-        let expected = std::fs::read_to_string(&file).ok();
+        // Only a regular file is read: a FIFO would block the run for ever.
+        let special = std::fs::metadata(&file).is_ok_and(|m| !m.is_file());
+        if special {
+            failed += 1;
+            line(format!(
+                "FAIL    {}: {EXPECTED} is not a regular file",
+                dir.display()
+            ))?;
+            continue;
+        }
+        let actual = run_dir(dir).render();
+        let expected = deppy::input::read_text(&file).ok();
         if expected.as_deref() == Some(actual.as_str()) {
-            println!("ok      {}", dir.display());
+            line(format!("ok      {}", dir.display()))?;
             continue;
         }
         if args.update {
-            std::fs::write(&file, &actual).with_context(|| file.display().to_string())?;
-            println!("updated {}", dir.display());
+            deppy::atomic::write_atomic(&file, actual.as_bytes())
+                .map_err(super::output::OutputError::from)?;
+            line(format!("updated {}", dir.display()))?;
             updated += 1;
             continue;
         }
         failed += 1;
         match expected {
-            Some(e) => println!("FAIL    {}\n{}", dir.display(), diff(&e, &actual)),
-            None => println!(
+            Some(e) => line(format!("FAIL    {}\n{}", dir.display(), diff(&e, &actual)))?,
+            None => line(format!(
                 "FAIL    {}: no {EXPECTED}; run with --update to write it",
                 dir.display()
-            ),
+            ))?,
         }
     }
-    println!(
+    line(format!(
         "{} scenarios: {} passed, {failed} failed, {updated} updated",
         all.len(),
         all.len() - failed - updated
-    );
+    ))?;
     Ok(if failed == 0 { EXIT_OK } else { EXIT_FAILED })
 }
