@@ -117,8 +117,14 @@ fn resolve_gives_up_with_exit_3() {
     let out = run(&["--max-conflicts", "1"]);
     assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.starts_with("gave up after 1 conflict (the conflict budget)\n"), "{err}");
-    assert!(err.contains("What deppy had proven when it stopped:"), "{err}");
+    assert!(
+        err.starts_with("gave up after 1 conflict (the conflict budget)\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("What deppy had proven when it stopped:"),
+        "{err}"
+    );
     let out = run(&["--max-conflicts", "10"]);
     assert_eq!(out.status.code(), Some(0));
 }
@@ -134,7 +140,10 @@ fn the_conflict_budget_is_exact() {
             text.starts_with(&format!("gave up after {n} conflict{plural} (")),
             "{n}: {text}"
         );
-        assert!(text.contains("What deppy had proven when it stopped:\n  - "), "{text}");
+        assert!(
+            text.contains("What deppy had proven when it stopped:\n  - "),
+            "{text}"
+        );
     }
 }
 
@@ -186,7 +195,11 @@ fn a_time_budget_applies_by_default() {
         .within(Duration::from_secs(20))
         .run();
     ran.expect(3);
-    assert!(ran.stderr.contains("the time budget ran out"), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("the time budget ran out"),
+        "{}",
+        ran.stderr
+    );
     assert!(ran.took < Duration::from_secs(8), "{:?}", ran.took);
 }
 

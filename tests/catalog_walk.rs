@@ -152,7 +152,11 @@ fn bundle_directories_are_walked_alike() {
     );
     let ran = deppy(&["catalog", "inspect", b]).within(LIMIT).run();
     ran.expect(0);
-    assert!(ran.stderr.contains("zz-pipe.yaml: skipped"), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("zz-pipe.yaml: skipped"),
+        "{}",
+        ran.stderr
+    );
 }
 
 /// A FIFO planted where the catalog cache keeps an entry is not read: the entry is rebuilt.

@@ -21,7 +21,9 @@ fn catalog(rule: &str, others: usize, props: usize) -> String {
 "#
     );
     for i in 0..others {
-        let mut properties = vec![serde_json::json!({"type": "olm.package", "value": {"packageName": format!("b{i}"), "version": "1.0.0"}})];
+        let mut properties = vec![
+            serde_json::json!({"type": "olm.package", "value": {"packageName": format!("b{i}"), "version": "1.0.0"}}),
+        ];
         if i == 0 {
             properties.extend((0..props).map(|k| serde_json::json!({"type": "x.tag", "value": k})));
         }
@@ -81,7 +83,8 @@ fn literal_lists_count_at_their_real_size() {
 #[test]
 fn a_bundle_with_many_properties_cannot_make_a_rule_run_for_minutes() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let rule = "properties.exists(p, properties.exists(q, p.type == 'x.tag' && q.type == 'x.none'))";
+    let rule =
+        "properties.exists(p, properties.exists(q, p.type == 'x.tag' && q.type == 'x.none'))";
     let c = write(tmp.path(), &catalog(rule, 3, 10_000));
     let ran = deppy(&["resolve", "--catalog", &c, "--require", "a"])
         .within(Duration::from_secs(30))
@@ -107,9 +110,17 @@ fn the_timeout_covers_rule_evaluation() {
     let l = literal(300);
     let rule = format!("{l}.exists(a, {l}.exists(b, a == 2 && b == 2))");
     let c = write(tmp.path(), &catalog(&rule, 400, 0));
-    let ran = deppy(&["resolve", "--catalog", &c, "--require", "a", "--timeout", "1"])
-        .within(Duration::from_secs(15))
-        .run();
+    let ran = deppy(&[
+        "resolve",
+        "--catalog",
+        &c,
+        "--require",
+        "a",
+        "--timeout",
+        "1",
+    ])
+    .within(Duration::from_secs(15))
+    .run();
     ran.expect(3);
     assert!(ran.stderr.contains("time budget"), "{}", ran.stderr);
     assert!(ran.took < Duration::from_secs(8), "{:?}", ran.took);

@@ -77,7 +77,11 @@ fn questions_whose_answer_is_no_exit_1() {
     ])
     .run();
     ran.expect(1);
-    assert!(ran.stderr.is_empty() || !ran.stderr.contains("error"), "{}", ran.stderr);
+    assert!(
+        ran.stderr.is_empty() || !ran.stderr.contains("error"),
+        "{}",
+        ran.stderr
+    );
     // why-not: the bundle is in the answer.
     let ran = deppy(&[
         "why-not",
@@ -145,14 +149,22 @@ fn errors_have_one_shape() {
     for args in [
         vec!["catalog", "inspect", "tests/terminal/bad-json.json"],
         vec!["resolve", "tests/terminal/request-unknown-field.yaml"],
-        vec!["pipeline", "validate", "tests/terminal/pipeline-unknown-type.yaml"],
+        vec![
+            "pipeline",
+            "validate",
+            "tests/terminal/pipeline-unknown-type.yaml",
+        ],
         vec!["catalog", "inspect", "no/such/dir"],
         vec!["resolve", "--timeout", "soon"],
         vec!["solve", "tests"],
     ] {
         let ran = deppy(&args).run();
         ran.expect(2);
-        assert!(ran.stderr.starts_with("error: "), "{args:?}: {}", ran.stderr);
+        assert!(
+            ran.stderr.starts_with("error: "),
+            "{args:?}: {}",
+            ran.stderr
+        );
         assert!(!ran.stderr.contains("×"), "{args:?}: {}", ran.stderr);
     }
 }
@@ -162,11 +174,20 @@ fn errors_have_one_shape() {
 /// `InvalidUnicode { source: Unicode { value: 55296 }, … }`) or is cut short.
 #[test]
 fn messages_say_things_once_and_in_words() {
-    for args in [vec!["replay", "tests"], vec!["solve", "tests"], vec!["resolve", "tests"]] {
+    for args in [
+        vec!["replay", "tests"],
+        vec!["solve", "tests"],
+        vec!["resolve", "tests"],
+    ] {
         let ran = deppy(&args).run();
         ran.expect(2);
         let lower = ran.stderr.to_lowercase();
-        assert_eq!(lower.matches("directory").count(), 1, "{args:?}: {}", ran.stderr);
+        assert_eq!(
+            lower.matches("directory").count(),
+            1,
+            "{args:?}: {}",
+            ran.stderr
+        );
     }
     let tmp = tempfile::tempdir().expect("tempdir");
     let request = tmp.path().join("r.yaml");
@@ -213,8 +234,17 @@ fn catalogs_can_be_named_on_the_command_line() {
     let a = format!("one={}", tmp.path().join("a/catalog").display());
     let b = format!("two={}:5", tmp.path().join("b/catalog").display());
     let ran = deppy(&[
-        "resolve", "--catalog", &a, "--catalog", &b, "--require", "foo", "--require", "bar",
-        "-o", "json",
+        "resolve",
+        "--catalog",
+        &a,
+        "--catalog",
+        &b,
+        "--require",
+        "foo",
+        "--require",
+        "bar",
+        "-o",
+        "json",
     ])
     .run();
     ran.expect(0);
@@ -245,7 +275,9 @@ fn carets_land_right_after_multibyte_text() {
     ran.expect(2);
     let err = &ran.stderr;
     let line = "  value: {packageName: foo, \"ééé\": 1, version: 1.0.0.beta}";
-    let column = line.find("1.0.0.beta").map(|b| line[..b].chars().count() + 1);
+    let column = line
+        .find("1.0.0.beta")
+        .map(|b| line[..b].chars().count() + 1);
     let at = format!(":7:{}", column.expect("column"));
     assert!(err.contains(&at), "{at} not in:\n{err}");
     let lines: Vec<&str> = err.lines().collect();
@@ -258,7 +290,9 @@ fn carets_land_right_after_multibyte_text() {
     let caret_at = carets.find('^').expect("a caret") - gutter;
     assert_eq!(
         caret_at,
-        line[..line.find("1.0.0.beta").expect("value")].chars().count(),
+        line[..line.find("1.0.0.beta").expect("value")]
+            .chars()
+            .count(),
         "\n{err}"
     );
     assert_eq!(carets.matches('^').count(), "1.0.0.beta".len(), "\n{err}");

@@ -37,14 +37,15 @@ fn the_closing_sentence_states_one_conclusion() {
         assert_eq!(last.len(), 1, "{text}");
         let so = last[0];
         assert_eq!(so.matches("cannot").count(), 1, "{so}");
-        let packages = (0..pigeons)
-            .map(|i| format!("p{i}"))
-            .collect::<Vec<_>>();
+        let packages = (0..pigeons).map(|i| format!("p{i}")).collect::<Vec<_>>();
+        assert!(so.starts_with("So the requirements of package"), "{so}");
         assert!(
-            so.starts_with("So the requirements of package"),
+            so.ends_with("cannot all be met; therefore no resolution exists."),
             "{so}"
         );
-        assert!(so.ends_with("cannot all be met; therefore no resolution exists."), "{so}");
-        assert!(packages.iter().all(|p| so.contains(p.as_str())) || so.contains("more"), "{so}");
+        assert!(
+            packages.iter().all(|p| so.contains(p.as_str())) || so.contains("more"),
+            "{so}"
+        );
     }
 }

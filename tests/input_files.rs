@@ -26,8 +26,24 @@ fn every_input_file_has_a_size_limit() {
     }
     let cases: Vec<Vec<&str>> = vec![
         vec!["resolve", zero],
-        vec!["resolve", "--catalog", ODF, "--require", "odf-dependencies", "--cluster", zero],
-        vec!["resolve", "--catalog", ODF, "--require", "odf-dependencies", "--pipeline", zero],
+        vec![
+            "resolve",
+            "--catalog",
+            ODF,
+            "--require",
+            "odf-dependencies",
+            "--cluster",
+            zero,
+        ],
+        vec![
+            "resolve",
+            "--catalog",
+            ODF,
+            "--require",
+            "odf-dependencies",
+            "--pipeline",
+            zero,
+        ],
         vec!["pipeline", "validate", zero],
         vec!["solve", zero],
         vec!["replay", zero],
@@ -41,7 +57,8 @@ fn every_input_file_has_a_size_limit() {
             .run();
         ran.expect(2);
         assert!(
-            ran.stderr.contains("/dev/zero: file size is 97.7 KiB (100001 bytes), over the limit"),
+            ran.stderr
+                .contains("/dev/zero: file size is 97.7 KiB (100001 bytes), over the limit"),
             "{args:?}: {}",
             ran.stderr
         );
@@ -67,7 +84,9 @@ fn a_dash_reads_standard_input() {
     )
     .expect("read")
     .replace("1.0.0.beta", "1.0.0");
-    let ran = deppy(&["catalog", "inspect", "-"]).stdin(catalog.clone()).run();
+    let ran = deppy(&["catalog", "inspect", "-"])
+        .stdin(catalog.clone())
+        .run();
     ran.expect(0);
     assert!(ran.stdout.contains("foo"), "{}", ran.stdout);
     let ran = deppy(&["resolve", "--catalog", "-", "--require", "foo"])
@@ -98,7 +117,8 @@ fn a_dash_reads_standard_input() {
     ran.expect(0);
     assert!(ran.stdout.contains("valid"), "{}", ran.stdout);
 
-    let model = "variables:\n  - {id: a, constraints: [{mandatory: {}}, {dependency: [b]}]}\n  - {id: b}\n";
+    let model =
+        "variables:\n  - {id: a, constraints: [{mandatory: {}}, {dependency: [b]}]}\n  - {id: b}\n";
     let ran = deppy(&["solve", "-"]).stdin(model).run();
     ran.expect(0);
     assert_eq!(ran.stdout, "Selected: a, b\n");
@@ -229,16 +249,35 @@ fn a_duplicate_bundle_in_a_repository_is_reported_not_fatal() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let repo = tmp.path().join("operators");
     let pkg = repo.join("pelorus-operator");
-    bundle(&pkg.join("0.0.10"), "pelorus-operator.v0.0.10", "0.0.10", "pelorus-operator.v0.0.9");
-    bundle(&pkg.join("0.0.10-1"), "pelorus-operator.v0.0.10", "0.0.10", "pelorus-operator.v0.0.9");
-    bundle(&pkg.join("0.0.11"), "pelorus-operator.v0.0.11", "0.0.11", "pelorus-operator.v0.0.10");
+    bundle(
+        &pkg.join("0.0.10"),
+        "pelorus-operator.v0.0.10",
+        "0.0.10",
+        "pelorus-operator.v0.0.9",
+    );
+    bundle(
+        &pkg.join("0.0.10-1"),
+        "pelorus-operator.v0.0.10",
+        "0.0.10",
+        "pelorus-operator.v0.0.9",
+    );
+    bundle(
+        &pkg.join("0.0.11"),
+        "pelorus-operator.v0.0.11",
+        "0.0.11",
+        "pelorus-operator.v0.0.10",
+    );
     let r = repo.to_str().expect("utf8");
     let ran = deppy(&["catalog", "render", r]).run();
     ran.expect(0);
-    assert!(ran.stdout.contains("pelorus-operator.v0.0.11"), "{}", ran.stdout);
+    assert!(
+        ran.stdout.contains("pelorus-operator.v0.0.11"),
+        "{}",
+        ran.stdout
+    );
     assert_eq!(
-        ran.stdout.matches("\"name\": \"pelorus-operator.v0.0.10\"").count(),
-        1,
+        ran.stdout.matches("\"schema\": \"olm.bundle\"").count(),
+        2,
         "{}",
         ran.stdout
     );
@@ -264,7 +303,12 @@ fn a_duplicate_bundle_in_a_repository_is_reported_not_fatal() {
 fn an_alias_bomb_in_a_csv_is_refused_at_once() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir: PathBuf = tmp.path().join("bomb");
-    bundle(&dir, "pelorus-operator.v0.0.10", "0.0.10", "pelorus-operator.v0.0.9");
+    bundle(
+        &dir,
+        "pelorus-operator.v0.0.10",
+        "0.0.10",
+        "pelorus-operator.v0.0.9",
+    );
     let csv = dir.join("manifests/pelorus-operator.clusterserviceversion.yaml");
     let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
     for i in 1..9 {

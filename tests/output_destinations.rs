@@ -18,6 +18,7 @@ fn deppy(args: &[&str]) -> Output {
 
 fn resolve_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
+        "-q",
         "resolve",
         "--catalog",
         ODF,
@@ -93,7 +94,10 @@ fn a_fifo_is_written_into_and_stays_a_fifo() {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read(fifo).expect("read the fifo"))
     };
-    let out = deppy(&resolve_args(&["--output-file", fifo.to_str().expect("utf8")]));
+    let out = deppy(&resolve_args(&[
+        "--output-file",
+        fifo.to_str().expect("utf8"),
+    ]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     // Checked before joining the reader: had the FIFO been replaced, its reader would wait
     // on it for ever.
@@ -122,7 +126,10 @@ fn a_read_only_file_needs_force() {
         let out = deppy(&resolve_args(&[flag, p]));
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(4), "{flag}: {err}");
-        assert!(err.contains("answer.json") && err.contains("read-only"), "{err}");
+        assert!(
+            err.contains("answer.json") && err.contains("read-only"),
+            "{err}"
+        );
         assert!(err.contains("--force"), "{err}");
         assert_eq!(std::fs::read_to_string(&path).expect("read"), "old\n");
     }
@@ -145,7 +152,10 @@ fn a_regular_file_is_replaced_not_written_into() {
     let hard = dir.path().join("hard-link.json");
     std::fs::hard_link(&path, &hard).expect("link");
     let before = std::fs::metadata(&path).expect("stat").ino();
-    let out = deppy(&resolve_args(&["--output-file", path.to_str().expect("utf8")]));
+    let out = deppy(&resolve_args(&[
+        "--output-file",
+        path.to_str().expect("utf8"),
+    ]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_ne!(std::fs::metadata(&path).expect("stat").ino(), before);
     assert_eq!(std::fs::read_to_string(&hard).expect("read"), "old\n");

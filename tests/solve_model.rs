@@ -19,7 +19,9 @@ fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
 fn a_yaml_model_of_50000_variables_solves() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let n = 50_000;
-    let mut yaml = String::from("variables:\n  - {id: v0, constraints: [{mandatory: {}}, {dependency: [v1]}]}\n");
+    let mut yaml = String::from(
+        "variables:\n  - {id: v0, constraints: [{mandatory: {}}, {dependency: [v1]}]}\n",
+    );
     for i in 1..n - 1 {
         yaml.push_str(&format!(
             "  - {{id: v{i}, constraints: [{{dependency: [v{}]}}]}}\n",
@@ -87,8 +89,16 @@ fn an_unsatisfiable_model_prints_a_summary_unless_asked() {
     let f = write(tmp.path(), "p.yaml", &pigeonhole(7, 6));
     let summary = deppy(&["solve", &f]).run();
     summary.expect(1);
-    assert!(summary.stdout.starts_with("No selection exists."), "{}", summary.stdout);
-    assert!(!summary.stdout.contains("Derivation:"), "{}", summary.stdout);
+    assert!(
+        summary.stdout.starts_with("No selection exists."),
+        "{}",
+        summary.stdout
+    );
+    assert!(
+        !summary.stdout.contains("Derivation:"),
+        "{}",
+        summary.stdout
+    );
     let full = deppy(&["solve", &f, "--explain", "full"]).run();
     full.expect(1);
     assert!(full.stdout.contains("Derivation:"), "{}", full.stdout);

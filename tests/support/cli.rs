@@ -178,7 +178,10 @@ pub fn pigeonhole_catalog(pigeons: usize, holes: usize) -> String {
         let entries: Vec<String> = (0..holes)
             .map(|h| match h {
                 0 => format!(r#"{{"name":"p{p}.v1.0.0"}}"#),
-                _ => format!(r#"{{"name":"p{p}.v1.0.{h}","replaces":"p{p}.v1.0.{}"}}"#, h - 1),
+                _ => format!(
+                    r#"{{"name":"p{p}.v1.0.{h}","replaces":"p{p}.v1.0.{}"}}"#,
+                    h - 1
+                ),
             })
             .collect();
         out.push_str(&format!(
