@@ -79,7 +79,11 @@ pub fn destination(path: &Path, options: WriteOptions) -> Result<Destination, Wr
         error,
     };
     let text = path.as_os_str();
-    if text == "-" || ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].iter().any(|s| text == *s) {
+    if text == "-"
+        || ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+            .iter()
+            .any(|s| text == *s)
+    {
         return Ok(Destination::Stdout);
     }
     if ["/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"]
@@ -94,7 +98,11 @@ pub fn destination(path: &Path, options: WriteOptions) -> Result<Destination, Wr
             std::io::ErrorKind::IsADirectory,
             "it is a directory",
         ))),
-        Ok(m) if m.is_file() && !system(path) && !std::fs::canonicalize(path).is_ok_and(|c| system(&c)) => {
+        Ok(m)
+            if m.is_file()
+                && !system(path)
+                && !std::fs::canonicalize(path).is_ok_and(|c| system(&c)) =>
+        {
             if m.permissions().readonly() && !options.force {
                 return Err(err(std::io::Error::new(
                     std::io::ErrorKind::PermissionDenied,
@@ -133,10 +141,13 @@ impl Output {
             Destination::Stdout => Sink::Stdout(std::io::stdout()),
             Destination::Stderr => Sink::Stderr(std::io::stderr()),
             Destination::Direct(p) => {
-                let file = File::options().write(true).open(&p).map_err(|error| WriteError {
-                    path: p.clone(),
-                    error,
-                })?;
+                let file = File::options()
+                    .write(true)
+                    .open(&p)
+                    .map_err(|error| WriteError {
+                        path: p.clone(),
+                        error,
+                    })?;
                 Sink::Direct(p, file)
             }
             Destination::Replace(p) => Sink::Replace(AtomicFile::create(&p)?),
