@@ -107,7 +107,7 @@ fn a_bundle_with_many_properties_cannot_make_a_rule_run_for_minutes() {
 #[test]
 fn the_timeout_covers_rule_evaluation() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let l = literal(300);
+    let l = literal(270);
     let rule = format!("{l}.exists(a, {l}.exists(b, a == 2 && b == 2))");
     let c = write(tmp.path(), &catalog(&rule, 400, 0));
     let ran = deppy(&[
