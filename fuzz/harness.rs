@@ -99,7 +99,7 @@ fn resolve_some_packages(set: CatalogSet, max: usize) {
 fn resolver(set: CatalogSet) -> Resolver {
     Resolver::new(set).with_options(SolveOptions {
         max_conflicts: Some(20_000),
-        timeout: None,
+        ..SolveOptions::default()
     })
 }
 
@@ -489,7 +489,7 @@ pub fn generic(data: &[u8]) {
     }
     let options = SolveOptions {
         max_conflicts: Some(20_000),
-        timeout: None,
+        ..SolveOptions::default()
     };
     let Ok(answer) = file.solve(&options) else {
         return;

@@ -127,7 +127,10 @@ pub enum RequestError {
         source: std::io::Error,
     },
     /// The file is not a valid request.
-    #[error("{file}: {message}")]
+    #[error("{}", match location {
+        Some((line, column)) => format!("{file}:{line}:{column}: {reason}"),
+        None => format!("{file}: {message}"),
+    })]
     Parse {
         /// The file.
         file: String,

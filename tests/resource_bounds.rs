@@ -57,6 +57,16 @@ fn assert_bad_input(out: &Output, parts: &[&str]) -> String {
     err
 }
 
+/// Asserts exit 4 (the result could not be written) and a message holding every one of
+/// `parts`.
+fn assert_output_error(out: &Output, parts: &[&str]) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(4), "stderr: {err}");
+    for p in parts {
+        assert!(err.contains(p), "{p:?} not in: {err}");
+    }
+}
+
 fn source(path: &Path) -> CatalogSource {
     CatalogSource {
         name: "c".into(),
@@ -628,8 +638,9 @@ fn output_files_are_complete_and_replace_atomically() {
     }
 }
 
-/// A run that fails (bad input, exit 2), or cannot write (the destination is a directory, or
-/// its directory is missing), leaves an existing file as it was and no temporary file.
+/// A run that fails (bad input, exit 2), or cannot write (exit 4: the destination is a
+/// directory, or its directory is missing), leaves an existing file as it was and no
+/// temporary file.
 #[test]
 fn a_failed_run_leaves_the_old_output_intact() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -665,7 +676,7 @@ fn a_failed_run_leaves_the_old_output_intact() {
         ],
         Duration::from_secs(10),
     );
-    assert_bad_input(&cant, &["cannot write", "taken"]);
+    assert_output_error(&cant, &["cannot write", "taken"]);
     assert!(taken.is_dir());
     let nowhere = dir.path().join("no-dir").join("answer.json");
     let cant = deppy(
@@ -680,7 +691,7 @@ fn a_failed_run_leaves_the_old_output_intact() {
         ],
         Duration::from_secs(10),
     );
-    assert_bad_input(&cant, &["cannot write", "no-dir"]);
+    assert_output_error(&cant, &["cannot write", "no-dir"]);
     assert_eq!(listing(dir.path()), ["answer.json", "taken"]);
 }
 

@@ -60,7 +60,7 @@ fn malformed_yaml_catalog() {
 #[test]
 fn invalid_bundle_version_points_at_the_field() {
     let err = bad_input(&["catalog", "check", "tests/terminal/bad-version.yaml"]);
-    assert!(err.contains("22 │       version: 1.0.0.beta"), "{err}");
+    assert!(err.contains("22 |       version: 1.0.0.beta"), "{err}");
     settings().bind(|| insta::assert_snapshot!("invalid_bundle_version", err));
 }
 

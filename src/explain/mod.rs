@@ -9,7 +9,7 @@ mod words;
 
 pub use generic::{explain_generic, explain_generic_partial};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::request::Request;
 use crate::resolve::reason::Reason;
@@ -43,7 +43,7 @@ pub fn explain_failure(
     let nodes = &failure.tree.nodes;
     let mut out = String::from("No resolution exists. Because:\n");
     out.push_str(&facts_text(&w, nodes));
-    match pass_conclusion(nodes, &failure.subjects).and_then(|i| nodes.get(i)) {
+    match pass_conclusion(nodes).and_then(|i| nodes.get(i)) {
         Some(n) => out.push_str(&format!(
             "So {}; therefore no resolution exists.\n",
             w.terms(&n.terms)
@@ -127,32 +127,32 @@ fn fact_rank(nodes: &[Incompatibility<Reason>], i: usize) -> (u8, usize) {
     }
 }
 
-/// Pass 2: the one conclusion the summary ends with: the widest set of requirements the
-/// proof shows cannot all be met (the step before "no resolution exists"); failing that,
-/// the last derived set of bundles that cannot be installed together. Intermediate steps
-/// are for `--explain full`.
-fn pass_conclusion(
-    nodes: &[Incompatibility<Reason>],
-    subjects: &[crate::resolve::Subject],
-) -> Option<usize> {
+/// Pass 2: the one conclusion the summary ends with: the widest set of things the request
+/// forces (requirements, bundles it pins or a question injects) that the proof shows cannot
+/// all hold, i.e. the step before "no resolution exists"; failing that, the last derived set
+/// of bundles that cannot be installed together. Intermediate steps are for `--explain full`.
+fn pass_conclusion(nodes: &[Incompatibility<Reason>]) -> Option<usize> {
+    // What must hold: the subject of every one-term fact "X must be installed".
+    let forced: FxHashSet<crate::solver::Var> = nodes
+        .iter()
+        .filter(|n| matches!(n.cause, Cause::External(_)))
+        .filter_map(|n| match n.terms.as_slice() {
+            [t] if !t.selected => Some(t.var),
+            _ => None,
+        })
+        .collect();
     let derived_all_on = |n: &Incompatibility<Reason>| {
         matches!(n.cause, Cause::Derived { .. })
             && !n.terms.is_empty()
             && n.terms.iter().all(|t| t.selected)
     };
-    let requirement = |t: &Term| {
-        matches!(
-            subjects.get(t.var.0 as usize),
-            Some(crate::resolve::Subject::Requirement(_))
-        )
-    };
-    let requirements = nodes
+    let widest = nodes
         .iter()
         .enumerate()
-        .filter(|(_, n)| derived_all_on(n) && n.terms.iter().all(requirement))
+        .filter(|(_, n)| derived_all_on(n) && n.terms.iter().all(|t| forced.contains(&t.var)))
         .max_by_key(|(i, n)| (n.terms.len(), *i))
         .map(|(i, _)| i);
-    requirements.or_else(|| nodes.iter().rposition(derived_all_on))
+    widest.or_else(|| nodes.iter().rposition(derived_all_on))
 }
 
 /// Every derivation step, numbered in order: "(n) Because A and B, C."

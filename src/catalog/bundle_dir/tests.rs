@@ -427,12 +427,19 @@ fn errors_in_metadata_files_and_between_bundles() {
         &annotations("foo", "stable", None),
         &good_csv,
     );
-    let err = render_bundle_dirs(&[dir, twin])
-        .expect_err("twice")
-        .to_string();
+    // The same bundle twice: the first (in version, then directory order) is kept and the
+    // other skipped, with a warning naming both directories.
+    let rendered = render_bundle_dirs(&[twin.clone(), dir.clone()]).expect("twice");
+    assert_eq!(rendered.bundle_count(), 1);
+    let warning = rendered
+        .warnings
+        .iter()
+        .find(|w| w.contains("defined twice"))
+        .expect("a warning");
     assert!(
-        err.contains("twin/manifests/csv.yaml") && err.contains("defined twice (first defined at"),
-        "{err}"
+        warning.contains(&dir.display().to_string())
+            && warning.contains(&format!("{} is skipped", twin.display())),
+        "{warning}"
     );
 }
 

@@ -17,18 +17,20 @@ use super::Diagnosed;
 const MAX_LABEL: usize = 60;
 
 /// `reason` as a label under the carets: whole, or its last clause (after the last `: `)
-/// when that is a sentence of its own, or none.
+/// when that is a sentence of its own, or its first (before the first `, `), or none.
 fn label(reason: &str) -> &str {
-    if reason.chars().count() <= MAX_LABEL {
+    let fits = |s: &str| s.chars().count() <= MAX_LABEL;
+    if fits(reason) {
         return reason;
     }
-    match reason.rsplit_once(": ") {
-        Some((_, tail))
-            if tail.chars().count() <= MAX_LABEL
-                && tail.starts_with(|c: char| c.is_alphabetic()) =>
-        {
-            tail
-        }
+    if let Some((_, tail)) = reason.rsplit_once(": ")
+        && fits(tail)
+        && tail.starts_with(|c: char| c.is_alphabetic())
+    {
+        return tail;
+    }
+    match reason.split_once(", ") {
+        Some((head, _)) if fits(head) && !head.contains(": ") => head,
         _ => "",
     }
 }
