@@ -153,20 +153,39 @@ pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, InputError> {
     read_stream(path, file, meta.len(), limit)
 }
 
-/// Reads `from` to its end, one byte past `limit` at most, growing the buffer no further
-/// than `limit + 1` bytes (`expected` is the size the file reports, 0 for a stream).
+/// Size of the blocks a stream is read into once the size it reported is exceeded.
+const BLOCK: usize = 1 << 20;
+
+/// Reads `from` to its end, one byte past `limit` at most (`expected` is the size the file
+/// reports, 0 for a stream). The bytes go into a buffer of the expected size, then into
+/// blocks of [`BLOCK`] bytes, never into a buffer that doubles: a stream over the limit is
+/// refused having held the limit, not twice it, and a file of the size it reports is read
+/// into one allocation.
 fn read_stream(
     path: &Path,
-    from: impl Read,
+    mut from: impl Read,
     expected: u64,
     limit: u64,
 ) -> Result<Vec<u8>, InputError> {
     let cap = limit.saturating_add(1);
-    let mut bytes: Vec<u8> = Vec::with_capacity(usize::try_from(expected.min(cap)).unwrap_or(0));
-    let mut from = from.take(cap);
+    let mut head: Vec<u8> = Vec::with_capacity(usize::try_from(expected.min(cap)).unwrap_or(0));
+    let mut blocks: Vec<Vec<u8>> = Vec::new();
+    // The size the file reports, read straight into its buffer.
+    let room = head.capacity() as u64;
+    (&mut from)
+        .take(room)
+        .read_to_end(&mut head)
+        .map_err(|error| InputError::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
+    let mut total = head.len() as u64;
     let mut chunk = vec![0u8; 64 << 10];
-    loop {
-        let n = match from.read(&mut chunk) {
+    // Short of the reported size: the end came first. Else more may follow.
+    let more = room == 0 || total == room;
+    while more && total < cap {
+        let want = usize::try_from(cap - total).map_or(chunk.len(), |w| w.min(chunk.len()));
+        let n = match from.read(chunk.get_mut(..want).unwrap_or_default()) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -177,20 +196,41 @@ fn read_stream(
                 });
             }
         };
-        if bytes.len() + n > bytes.capacity() {
-            // Double, but never past the cap: a stream over the limit costs the limit.
-            let want =
-                (bytes.capacity().max(n) * 2).min(usize::try_from(cap).unwrap_or(usize::MAX));
-            bytes.reserve_exact(want.max(bytes.len() + n) - bytes.len());
+        total += n as u64;
+        let mut data = chunk.get(..n).unwrap_or_default();
+        while !data.is_empty() {
+            let into = if head.len() < head.capacity() {
+                &mut head
+            } else {
+                if blocks.last().is_none_or(|b| b.len() == b.capacity()) {
+                    blocks.push(Vec::with_capacity(BLOCK));
+                }
+                match blocks.last_mut() {
+                    Some(b) => b,
+                    None => break,
+                }
+            };
+            let room = (into.capacity() - into.len()).min(data.len());
+            let (now, rest) = data.split_at(room);
+            into.extend_from_slice(now);
+            data = rest;
         }
-        bytes.extend_from_slice(chunk.get(..n).unwrap_or_default());
     }
-    if bytes.len() as u64 > limit {
+    if total > limit {
         return Err(InputError::TooLarge {
             path: path.to_path_buf(),
-            actual: bytes.len() as u64,
+            actual: total,
             limit,
         });
+    }
+    if blocks.is_empty() {
+        return Ok(head);
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
+    bytes.extend_from_slice(&head);
+    drop(head);
+    for b in blocks {
+        bytes.extend_from_slice(&b);
     }
     Ok(bytes)
 }
@@ -358,7 +398,14 @@ mod tests {
         let fits = read_stream(Path::new("s"), std::io::repeat(1).take(limit), 0, limit);
         let bytes = fits.expect("at the limit");
         assert_eq!(bytes.len() as u64, limit);
+        assert!(bytes.iter().all(|b| *b == 1));
         assert!(bytes.capacity() as u64 <= limit + 1, "{}", bytes.capacity());
+        // A file of the size it reports: one buffer of that size.
+        let text = b"0123456789".repeat(100_000);
+        let read = read_stream(Path::new("f"), text.as_slice(), text.len() as u64, limit);
+        let bytes = read.expect("fits");
+        assert_eq!(bytes, text);
+        assert_eq!(bytes.capacity(), text.len());
     }
 
     #[test]

@@ -221,6 +221,26 @@ fn duplicate_keys_are_refused_everywhere() {
     }
 }
 
+/// The same in a catalog: an `olm.constraint` value with a key given twice is refused.
+#[test]
+fn duplicate_keys_in_a_catalog_constraint_are_refused() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let file = tmp.path().join("c.json");
+    let text = one_bundle_catalog("foo").replace(
+        r#"{"type":"olm.package","value":{"packageName":"foo","version":"1.0.0"}}"#,
+        r#"{"type":"olm.package","value":{"packageName":"foo","version":"1.0.0"}},{"type":"olm.constraint","value":{"package":{"packageName":"foo","versionRange":">=0.0.0"},"package":{"packageName":"bar","versionRange":">=0.0.0"}}}"#,
+    );
+    std::fs::write(&file, text).expect("write");
+    let f = file.to_str().expect("utf8");
+    let ran = deppy(&["resolve", "--catalog", f, "--require", "foo"]).run();
+    ran.expect(2);
+    assert!(
+        ran.stderr.contains("duplicate key `package`"),
+        "{}",
+        ran.stderr
+    );
+}
+
 /// Copies `catalogs/bundle-dirs/my-bundle` to `to`, changing the CSV's name, version and
 /// replaces.
 fn bundle(to: &Path, name: &str, version: &str, replaces: &str) {

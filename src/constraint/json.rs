@@ -16,7 +16,7 @@ pub(crate) fn constraint_json_depth(limits: &Limits) -> usize {
 pub(crate) const MAX_VALUE_DEPTH: usize = 128;
 
 /// Decodes `raw` after checking its size against [`Limits::max_bytes`] and, with a scan that
-/// does not recurse, its nesting depth. A document that passes the scan but is deeper than
+/// does not recurse, its nesting depth; a key given twice in one object is refused. A document that passes the scan but is deeper than
 /// serde_json's recursion limit is reported as too deep as well.
 pub(crate) fn parse_bounded(raw: &str, limits: &Limits) -> Result<Value, ConstraintError> {
     if raw.len() > limits.max_bytes {
@@ -28,16 +28,19 @@ pub(crate) fn parse_bounded(raw: &str, limits: &Limits) -> Result<Value, Constra
     if text_depth(raw) > constraint_json_depth(limits) {
         return Err(too_deep_levels(String::new(), limits));
     }
-    serde_json::from_str(raw).map_err(|e| {
-        if e.to_string().contains("recursion limit exceeded") {
-            too_deep_levels(String::new(), limits)
-        } else {
-            ConstraintError::Json {
-                path: String::new(),
-                message: e.to_string(),
+    // A key given twice is an error here too (serde_json would keep the last silently).
+    crate::input::check_json_keys(raw)
+        .and_then(|()| serde_json::from_str(raw))
+        .map_err(|e| {
+            if e.to_string().contains("recursion limit exceeded") {
+                too_deep_levels(String::new(), limits)
+            } else {
+                ConstraintError::Json {
+                    path: String::new(),
+                    message: e.to_string(),
+                }
             }
-        }
-    })
+        })
 }
 
 pub(crate) fn too_deep_levels(path: String, limits: &Limits) -> ConstraintError {

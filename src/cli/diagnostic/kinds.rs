@@ -215,7 +215,7 @@ fn request_error(e: &RequestError) -> Diagnosed {
                 None => format!("{file}: {reason}"),
             };
             let help = if reason.contains("unknown field") {
-                Some("see \"Request file\" in the README for the fields a request takes")
+                Some("see \"Request file\" in docs/cli.md for the fields a request takes")
             } else if reason.contains("version range") {
                 Some("a version range is written as OLM writes it, e.g. \">=1.0.0 <2.0.0\"")
             } else {
