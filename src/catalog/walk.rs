@@ -33,8 +33,6 @@ pub(crate) struct Entry {
     pub path: PathBuf,
     /// What it is.
     pub kind: Kind,
-    /// Whether it is a symbolic link (a directory reached through one is entered once).
-    pub link: bool,
 }
 
 impl Entry {
@@ -99,13 +97,13 @@ pub(crate) fn list(dir: &Path, root: &Root) -> Result<Vec<Entry>, LoadError> {
         }
         // The entry's own type needs no system call; a link (or a file system that does not
         // report types) is looked at further.
-        let (kind, link) = match entry.file_type() {
-            Ok(t) if t.is_dir() => (Kind::Dir, false),
-            Ok(t) if t.is_file() => (Kind::File, false),
-            Ok(t) if !t.is_symlink() => (Kind::Skipped(special(&t).to_string()), false),
+        let kind = match entry.file_type() {
+            Ok(t) if t.is_dir() => Kind::Dir,
+            Ok(t) if t.is_file() => Kind::File,
+            Ok(t) if !t.is_symlink() => Kind::Skipped(special(&t).to_string()),
             _ => kind_of(&path, root)?,
         };
-        out.push(Entry { path, kind, link });
+        out.push(Entry { path, kind });
     }
     // Siblings share their parent's text, so comparing whole paths as bytes orders them by
     // name, as `Path`'s component-wise order does, for much less.
@@ -113,13 +111,13 @@ pub(crate) fn list(dir: &Path, root: &Root) -> Result<Vec<Entry>, LoadError> {
     Ok(out)
 }
 
-/// What `path` is under `root`, and whether it is a link.
-pub(crate) fn kind_of(path: &Path, root: &Root) -> Result<(Kind, bool), LoadError> {
+/// What `path` is under `root` (a link is what it points at, inside the root).
+pub(crate) fn kind_of(path: &Path, root: &Root) -> Result<Kind, LoadError> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| io_error(path, e))?;
     Ok(if meta.file_type().is_symlink() {
-        (link_kind(path, root), true)
+        link_kind(path, root)
     } else {
-        (of_type(&meta.file_type()), false)
+        of_type(&meta.file_type())
     })
 }
 
