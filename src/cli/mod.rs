@@ -88,7 +88,7 @@ pub struct Cli {
     /// Print errors only: no warnings, no notes.
     #[arg(short, long, global = true)]
     quiet: bool,
-    /// Say more: notes on what was skipped and why (twice: debug detail).
+    /// Say more: notes on what was skipped and why.
     #[arg(short, long, global = true, action = ArgAction::Count, conflicts_with = "quiet")]
     verbose: u8,
 }
