@@ -7,14 +7,16 @@ use clap::{Args, Subcommand};
 use deppy::cluster::{Binding, ClusterOptions, ClusterState, StateError, Status, read_paths};
 use deppy::request::Request;
 
-use super::resolve::OutputFile;
-use super::{EXIT_FAILED, EXIT_GAVE_UP, EXIT_OK, Format};
+use super::budget::Budget;
+use super::output::OutputFile;
+use super::{EXIT_FAILED, EXIT_GAVE_UP, EXIT_OK, Format, report};
 
 /// `deppy cluster ...`.
 #[derive(Debug, Subcommand)]
 pub enum ClusterCommand {
     /// Resolve every namespace with a Subscription, as OLM would, from a dump of the
-    /// cluster's objects (exit 0 all resolved, 1 any unsatisfiable or blocked, 2 bad input).
+    /// cluster's objects (exit 0 all resolved, 1 any unsatisfiable or blocked, 2 bad input,
+    /// 3 a budget ran out, 4 the output could not be written).
     Resolve(ResolveArgs),
 }
 
@@ -42,11 +44,10 @@ pub struct ResolveArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
-    /// List the objects of other kinds that were skipped (on stderr).
-    #[arg(short, long)]
-    pub verbose: bool,
     #[command(flatten)]
     pub file: OutputFile,
+    #[command(flatten)]
+    pub budget: Budget,
 }
 
 /// Reads a `--policy` file: a request with only `constraints` and `cluster`.
@@ -87,24 +88,20 @@ pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
         global_namespace: args.global_namespace.clone(),
         policy: args.policy.as_deref().map(policy).transpose()?,
         load: super::load_options(),
-        ..ClusterOptions::default()
+        solve: args.budget.options(),
     };
-    if !state.skipped.is_empty() {
-        log::info!("skipped {} objects of other kinds", state.skipped.len());
-        if args.verbose {
-            for s in &state.skipped {
-                eprintln!(
-                    "skipped {} {} {} ({})",
-                    s.api_version, s.kind, s.name, s.source
-                );
-            }
-        }
+    // The objects of other kinds that were skipped: notes, shown with `-v`.
+    for s in &state.skipped {
+        report::note(format!(
+            "skipped {} {} {} ({})",
+            s.api_version, s.kind, s.name, s.source
+        ));
     }
     let answer = deppy::cluster::resolve_cluster(&state, &bindings, &opts)?;
     let text = super::catalog::render(&answer, args.output, || {
         deppy::explain::cluster::render(&answer)
     })?;
-    args.file.emit(&text)?;
+    args.file.emit(&text, args.output.content())?;
     Ok(match answer.status {
         Status::Resolved => EXIT_OK,
         Status::GaveUp => EXIT_GAVE_UP,

@@ -283,8 +283,16 @@ fn resolve_namespace(plan: &NamespacePlan, resolver: Option<&Resolver>) -> Names
                 ..base(plan, Status::Unsatisfiable)
             }
         }
-        Err(ResolveError::GaveUp { conflicts, partial }) => NamespaceAnswer {
-            explanation: Some(words.gave_up(conflicts, &partial)),
+        Err(ResolveError::GaveUp {
+            conflicts,
+            exhausted,
+            proven,
+            partial,
+        }) => NamespaceAnswer {
+            explanation: Some(words.gave_up(
+                &crate::solver::gave_up_line(conflicts, exhausted, proven),
+                &partial,
+            )),
             warnings: words.notes(&notes, false),
             ..base(plan, Status::GaveUp)
         },

@@ -133,12 +133,10 @@ impl<'p> Words<'p> {
         out
     }
 
-    /// A search that ran out of budget.
-    pub fn gave_up(&self, conflicts: u64, partial: &str) -> String {
-        format!(
-            "In namespace {}: gave up after {conflicts} conflicts\n{partial}",
-            self.ns()
-        )
+    /// A search that ran out of budget: `line` says after how many conflicts and which
+    /// budget ([`crate::solver::gave_up_line`]).
+    pub fn gave_up(&self, line: &str, partial: &str) -> String {
+        format!("In namespace {}: {line}\n{partial}", self.ns())
     }
 }
 

@@ -277,7 +277,10 @@ impl Prepared {
         };
         let required: Vec<crate::catalog::PackageId> =
             facts.iter().filter_map(|r| r.package).collect();
-        let matches = self.constraint_matches(&universe, &required, adjust);
+        // No deadline: the matches are always complete.
+        let matches = self
+            .constraint_matches(&universe, &required, adjust, None)
+            .map_err(|e| e.to_string())?;
         let full = derive::run(&universe, &self.orders, &facts, adjust, &matches);
         let mut lists = 0;
         for &a in &full.reached {
