@@ -34,11 +34,12 @@ fn help_shows_one_exit_code_table() {
     let table = help_table();
     let codes: Vec<u8> = table.iter().map(|(c, _)| *c).collect();
     assert_eq!(codes, [0, 1, 2, 3, 4], "{table:?}");
-    // Every command's help points at it; resolve and solve name the budget's code.
-    for cmd in ["resolve", "solve"] {
-        let ran = deppy(&[cmd, "--help"]).run();
+    // Every command's help points at it; resolve, solve and cluster resolve name the
+    // budget's code.
+    for cmd in [&["resolve"][..], &["solve"], &["cluster", "resolve"]] {
+        let ran = deppy(&[cmd, &["--help"]].concat()).run();
         ran.expect(0);
-        assert!(ran.stdout.contains("3 "), "{cmd}: {}", ran.stdout);
+        assert!(ran.stdout.contains("3 "), "{cmd:?}: {}", ran.stdout);
     }
 }
 

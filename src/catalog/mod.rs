@@ -10,7 +10,7 @@ mod intern;
 mod model;
 mod mutate;
 mod set;
-mod walk;
+pub(crate) mod walk;
 
 pub use bundle_dir::{
     RenderedCatalog, find_bundle_dirs, is_bundle_dir, render_bundle_dirs, rendered_path,

@@ -57,13 +57,24 @@ impl Entry {
 #[derive(Clone, Debug)]
 pub(crate) struct Root {
     canonical: Option<PathBuf>,
+    /// What it is, in words (`the catalog`).
+    what: &'static str,
 }
 
 impl Root {
-    /// The root at `path` (a directory).
+    /// The root of a catalog at `path` (a directory).
     pub fn new(path: &Path) -> Root {
         Root {
             canonical: std::fs::canonicalize(path).ok(),
+            what: "the catalog",
+        }
+    }
+
+    /// The root of another directory given to read (a cluster dump).
+    pub fn directory(path: &Path) -> Root {
+        Root {
+            what: "the directory given",
+            ..Root::new(path)
         }
     }
 
@@ -128,7 +139,8 @@ fn link_kind(path: &Path, root: &Root) -> Kind {
     };
     if !root.contains(&target) {
         return Kind::Skipped(format!(
-            "a link out of the catalog (to {})",
+            "a link out of {} (to {})",
+            root.what,
             target.display()
         ));
     }

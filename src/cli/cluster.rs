@@ -23,7 +23,8 @@ pub enum ClusterCommand {
 /// `deppy cluster resolve` arguments.
 #[derive(Debug, Args)]
 pub struct ResolveArgs {
-    /// Files or directories of Kubernetes objects (YAML or JSON; Lists; must-gather trees).
+    /// Files or directories of Kubernetes objects (YAML or JSON; Lists; must-gather trees;
+    /// `-` reads standard input).
     #[arg(required = true, value_name = "STATE")]
     pub state: Vec<PathBuf>,
     /// The contents of CatalogSource NAMESPACE/NAME: an FBC file or directory, or bundle
@@ -35,7 +36,7 @@ pub struct ResolveArgs {
     #[arg(long, value_name = "NS")]
     pub global_namespace: Option<String>,
     /// What if: objects in FILE replace the objects of the same kind, namespace and name, or
-    /// are added, as `kubectl apply -f FILE` would (repeatable).
+    /// are added, as `kubectl apply -f FILE` would (repeatable; `-` reads standard input).
     #[arg(long = "apply", value_name = "FILE")]
     pub apply: Vec<PathBuf>,
     /// A request file whose `constraints` and `cluster` apply to every namespace.
@@ -70,14 +71,19 @@ fn policy(path: &Path) -> anyhow::Result<Request> {
     Ok(r)
 }
 
+/// Reads state files and directories, warning about entries it did not read.
+fn dump(paths: &[PathBuf]) -> Result<deppy::cluster::Dump, StateError> {
+    let dump = read_paths(paths)?;
+    report::warnings(&dump.warnings);
+    Ok(dump)
+}
+
 /// Runs a cluster subcommand and returns its exit code.
 pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
     let ClusterCommand::Resolve(args) = cmd;
-    let mut state = ClusterState::from_dump(read_paths(&args.state)?)?;
+    let mut state = ClusterState::from_dump(dump(&args.state)?)?;
     for f in &args.apply {
-        state.apply(ClusterState::from_dump(read_paths(std::slice::from_ref(
-            f,
-        ))?)?);
+        state.apply(ClusterState::from_dump(dump(std::slice::from_ref(f))?)?);
     }
     let bindings = args
         .catalogs

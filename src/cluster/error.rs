@@ -15,6 +15,9 @@ pub enum StateError {
         /// The I/O error, in words.
         message: String,
     },
+    /// A state file could not be read: too large, not UTF-8, unreadable.
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
     /// A document is not valid YAML or JSON, or does not have the shape of its kind.
     #[error("{at}: {}{message}", object.as_deref().map(|o| format!("{o}: ")).unwrap_or_default())]
     Parse {

@@ -13,6 +13,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 
 use super::error::StateError;
 use super::object::{Kind, KindName, Object, Skipped, Source};
+use crate::catalog::walk::{self, Root};
 
 /// What a dump holds: the objects deppy reads, and what it skipped (by kind).
 #[derive(Debug, Default)]
@@ -21,18 +22,28 @@ pub struct Dump {
     pub objects: Vec<Object>,
     /// Objects of other kinds.
     pub skipped: Vec<Skipped>,
+    /// Entries of a directory that were not read although their names say they would be (a
+    /// FIFO, a dangling link, a link out of the directory named), in words.
+    pub warnings: Vec<String>,
 }
 
-/// Reads every `.yaml`, `.yml` and `.json` file under `paths` (a file is read whatever its
-/// extension). Directories are walked depth first in sorted name order; hidden entries are
-/// skipped. Files are parsed in parallel; the first error in path order is returned.
+/// Reads every `.yaml`, `.yml` and `.json` file under `paths` (a file named is read
+/// whatever its extension; `-` is standard input). Directories are walked depth first in
+/// sorted name order, as catalog directories are: hidden entries are not looked at, and
+/// what is not a regular file or a directory (a FIFO, a device, a dangling link, a link out
+/// of the directory named) is never opened, with a warning when its name says it would
+/// have been read. Files are parsed in parallel; the first error in path order is returned.
 pub fn read_paths(paths: &[PathBuf]) -> Result<Dump, StateError> {
     let mut files = Vec::new();
+    let mut warnings = Vec::new();
     for p in paths {
-        collect(p, true, &mut files)?;
+        collect_named(p, &mut files, &mut warnings)?;
     }
     let parsed = crate::parallel::parallel_map(&files, |f| read_file(f));
-    let mut dump = Dump::default();
+    let mut dump = Dump {
+        warnings,
+        ..Dump::default()
+    };
     for d in parsed {
         let d = d?;
         dump.objects.extend(d.objects);
@@ -48,30 +59,74 @@ fn read_error(path: &Path, e: impl fmt::Display) -> StateError {
     }
 }
 
-fn collect(path: &Path, named: bool, out: &mut Vec<PathBuf>) -> Result<(), StateError> {
+/// True for the names a directory walk reads.
+fn is_state_file(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml" | "json")
+    )
+}
+
+/// A path named on the command line: a directory is walked, anything else is read (a FIFO
+/// too: `<(kubectl get ...)` is one).
+fn collect_named(
+    path: &Path,
+    out: &mut Vec<PathBuf>,
+    warnings: &mut Vec<String>,
+) -> Result<(), StateError> {
+    if crate::input::is_stdin(path) {
+        out.push(path.to_path_buf());
+        return Ok(());
+    }
     let meta = std::fs::metadata(path).map_err(|e| read_error(path, e))?;
-    if meta.is_file() {
-        let ext = path.extension().and_then(|e| e.to_str());
-        if named || matches!(ext, Some("yaml" | "yml" | "json")) {
-            out.push(path.to_path_buf());
-        }
-        return Ok(());
-    }
     if !meta.is_dir() {
-        if named {
-            out.push(path.to_path_buf());
-        }
+        out.push(path.to_path_buf());
         return Ok(());
     }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-        .map_err(|e| read_error(path, e))?
-        .filter_map(|e| e.ok())
-        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for e in entries {
-        collect(&e, false, out)?;
+    walk_dir(path, out, warnings)
+}
+
+/// The state files below `dir`, as the catalog walk lists them (`crate::catalog::walk`):
+/// links are followed inside `dir` only, special files are never opened, and every
+/// directory is entered once (by canonical path), so a link to an ancestor cannot loop.
+fn walk_dir(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    warnings: &mut Vec<String>,
+) -> Result<(), StateError> {
+    let root = Root::directory(dir);
+    let list = |d: &Path| {
+        walk::list(d, &root).map_err(|e| match e {
+            crate::catalog::LoadError::Io { path, source } => read_error(&path, source),
+            other => read_error(d, other),
+        })
+    };
+    let mut visited = std::collections::HashSet::new();
+    visited.extend(std::fs::canonicalize(dir).ok());
+    let mut stack = vec![list(dir)?.into_iter()];
+    while let Some(top) = stack.last_mut() {
+        let Some(entry) = top.next() else {
+            stack.pop();
+            continue;
+        };
+        match entry.kind {
+            walk::Kind::Dir => {
+                if let Ok(canonical) = std::fs::canonicalize(&entry.path)
+                    && !visited.insert(canonical)
+                {
+                    continue;
+                }
+                stack.push(list(&entry.path)?.into_iter());
+            }
+            walk::Kind::File if is_state_file(&entry.path) => out.push(entry.path),
+            walk::Kind::File => {}
+            // Warned about where a file (or a directory) would have been read.
+            walk::Kind::Skipped(_) => {
+                if is_state_file(&entry.path) || entry.path.is_dir() {
+                    warnings.extend(entry.skipped_warning());
+                }
+            }
+        }
     }
     Ok(())
 }
@@ -79,17 +134,7 @@ fn collect(path: &Path, named: bool, out: &mut Vec<PathBuf>) -> Result<(), State
 /// Reads one file: JSON when it ends in `.json` or its first non-blank character is `{`,
 /// else YAML.
 pub fn read_file(path: &Path) -> Result<Dump, StateError> {
-    let limit = crate::catalog::limits::max_file_size();
-    let bytes = crate::catalog::limits::read_limited(path, limit).map_err(|e| match e {
-        crate::catalog::LoadError::Io { source, .. } => read_error(path, source),
-        other => read_error(path, other),
-    })?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        read_error(
-            path,
-            format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
-        )
-    })?;
+    let text = crate::input::read_text(path)?;
     read_text(&path.display().to_string(), &text)
 }
 
@@ -116,7 +161,10 @@ pub fn read_text(file: &str, text: &str) -> Result<Dump, StateError> {
                 document: i + 1,
                 item: None,
             };
-            let options = crate::catalog::yaml_options();
+            let options = crate::catalog::limits::yaml_document_options(
+                &crate::catalog::yaml_options(),
+                chunk.text.len(),
+            );
             FAILURE.with(|f| f.borrow_mut().take());
             let doc: Doc = serde_saphyr::from_str_with_options(chunk.text, options)
                 .map_err(|e| parse_error(&source, yaml_message(&e, chunk.content_line)))?;
@@ -127,7 +175,7 @@ pub fn read_text(file: &str, text: &str) -> Result<Dump, StateError> {
 }
 
 fn yaml_message(e: &serde_saphyr::Error, first_line: usize) -> String {
-    let reason = e.without_snippet().to_string();
+    let reason = crate::input::yaml_reason(e);
     match e.location() {
         Some(l) => format!(
             "{} (line {})",
@@ -321,6 +369,21 @@ enum Key {
     Other,
 }
 
+impl Key {
+    /// The key as written, for the keys deppy reads.
+    fn name(&self) -> Option<&'static str> {
+        Some(match self {
+            Key::ApiVersion => "apiVersion",
+            Key::Kind => "kind",
+            Key::Metadata => "metadata",
+            Key::Spec => "spec",
+            Key::Status => "status",
+            Key::Items => "items",
+            Key::Other => return None,
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for Key {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
         struct V;
@@ -363,7 +426,15 @@ impl<'de> Visitor<'de> for DocVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Doc, A::Error> {
         let mut head = Head::default();
         let (mut spec, mut status, mut items) = (Body::Absent, Body::Absent, None);
+        let mut seen: Vec<&'static str> = Vec::new();
         while let Some(key) = map.next_key::<Key>()? {
+            // A key given twice would silently replace the first (in JSON; YAML refuses it).
+            if let Some(name) = key.name() {
+                if seen.contains(&name) {
+                    return Err(de::Error::custom(format!("duplicate key `{name}`")));
+                }
+                seen.push(name);
+            }
             match key {
                 Key::ApiVersion => head.api_version = Some(map.next_value()?),
                 Key::Kind => head.kind = Some(map.next_value()?),
