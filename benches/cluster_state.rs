@@ -248,9 +248,9 @@ fn main() {
     for (form, dir, yaml) in [("json", &json_dir, false), ("yaml", &yaml_dir, true)] {
         let objects = floor(dir, yaml);
         let floor_t = time(|| floor(dir, yaml));
-        let read_t = time(|| read_paths(&[dir.clone()]).expect("state"));
-        let state =
-            ClusterState::from_dump(read_paths(&[dir.clone()]).expect("state")).expect("state");
+        let read_t = time(|| read_paths(std::slice::from_ref(dir)).expect("state"));
+        let state = ClusterState::from_dump(read_paths(std::slice::from_ref(dir)).expect("state"))
+            .expect("state");
         let answer =
             resolve_cluster(&state, &bindings, &ClusterOptions::default()).expect("answer");
         let resolve_t = time(|| {

@@ -9,31 +9,9 @@ mod support;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// Pigeonhole: `pigeons` mandatory roots, each needing one of `holes` slots, at most one
-/// pigeon per hole. Unsatisfiable when pigeons > holes, and hard for resolution.
-fn pigeonhole(pigeons: usize, holes: usize) -> String {
-    let mut out = String::from("variables:\n");
-    for p in 0..pigeons {
-        let slots: Vec<String> = (0..holes).map(|h| format!("p{p}h{h}")).collect();
-        out.push_str(&format!(
-            "  - id: pigeon{p}\n    constraints: [{{mandatory: {{}}}}, {{dependency: [{}]}}]\n",
-            slots.join(", ")
-        ));
-    }
-    for h in 0..holes {
-        let ids: Vec<String> = (0..pigeons).map(|p| format!("p{p}h{h}")).collect();
-        out.push_str(&format!(
-            "  - id: hole{h}\n    constraints: [{{atMost: {{n: 1, ids: [{}]}}}}]\n",
-            ids.join(", ")
-        ));
-    }
-    for p in 0..pigeons {
-        for h in 0..holes {
-            out.push_str(&format!("  - id: p{p}h{h}\n"));
-        }
-    }
-    out
-}
+// Pigeonhole: `pigeons` mandatory roots, each needing one of `holes` slots, at most one
+// pigeon per hole. Unsatisfiable when pigeons > holes, and hard for resolution.
+use support::model_pigeonhole_yaml as pigeonhole;
 
 fn solve(problem: &str, args: &[&str]) -> (i32, String, Duration) {
     let dir = tempfile::tempdir().expect("tempdir");

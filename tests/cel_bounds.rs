@@ -8,44 +8,12 @@ mod cli;
 
 use std::time::Duration;
 
-use cli::deppy;
-
-/// A catalog: package `a` whose bundle requires `rule` (an `olm.constraint` CEL rule), and
-/// `others` packages `b{i}`, with `props` extra properties on `b0`'s bundle.
-fn catalog(rule: &str, others: usize, props: usize) -> String {
-    let constraint = serde_json::json!({"cel": {"rule": rule}, "failureMessage": "needs a match"});
-    let mut out = format!(
-        r#"{{"schema":"olm.package","name":"a","defaultChannel":"stable"}}
-{{"schema":"olm.channel","package":"a","name":"stable","entries":[{{"name":"a.v1.0.0"}}]}}
-{{"schema":"olm.bundle","name":"a.v1.0.0","package":"a","image":"img","properties":[{{"type":"olm.package","value":{{"packageName":"a","version":"1.0.0"}}}},{{"type":"olm.constraint","value":{constraint}}}]}}
-"#
-    );
-    for i in 0..others {
-        let mut properties = vec![
-            serde_json::json!({"type": "olm.package", "value": {"packageName": format!("b{i}"), "version": "1.0.0"}}),
-        ];
-        if i == 0 {
-            properties.extend((0..props).map(|k| serde_json::json!({"type": "x.tag", "value": k})));
-        }
-        out.push_str(&format!(
-            r#"{{"schema":"olm.package","name":"b{i}","defaultChannel":"stable"}}
-{{"schema":"olm.channel","package":"b{i}","name":"stable","entries":[{{"name":"b{i}.v1.0.0"}}]}}
-{{"schema":"olm.bundle","name":"b{i}.v1.0.0","package":"b{i}","image":"img","properties":{}}}
-"#,
-            serde_json::Value::Array(properties)
-        ));
-    }
-    out
-}
+use cli::{cel_catalog as catalog, deppy, literal};
 
 fn write(dir: &std::path::Path, text: &str) -> String {
     let path = dir.join("c.json");
     std::fs::write(&path, text).expect("write");
     path.to_str().expect("utf8").to_string()
-}
-
-fn literal(n: usize) -> String {
-    format!("[{}]", vec!["1"; n].join(","))
 }
 
 /// A rule that iterates a 3,900-element literal list twice costs about 15 million steps:

@@ -204,15 +204,10 @@ fn inputs_are_refused_with_the_place_and_without_internals() {
     );
     // A YAML alias bomb: refused at once, in words.
     let bomb = dir.path().join("bomb.yaml");
-    let mut text = String::from(
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n",
+    let text = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\n{}",
+        cli::alias_bomb_yaml()
     );
-    for i in 1..9 {
-        let p = i - 1;
-        text.push_str(&format!(
-            "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
-        ));
-    }
     std::fs::write(&bomb, text).expect("write");
     let out = resolve(&[bomb.to_str().expect("utf-8"), "--catalog", OPS]);
     out.expect(2);

@@ -330,11 +330,7 @@ fn an_alias_bomb_in_a_csv_is_refused_at_once() {
         "pelorus-operator.v0.0.9",
     );
     let csv = dir.join("manifests/pelorus-operator.clusterserviceversion.yaml");
-    let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
-    for i in 1..9 {
-        let refs = vec![format!("*a{}", i - 1); 10].join(", ");
-        bomb.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
-    }
+    let bomb = cli::alias_bomb_yaml();
     let text = std::fs::read_to_string(&csv).expect("read");
     std::fs::write(&csv, format!("{bomb}{text}")).expect("write");
     let d = dir.to_str().expect("utf8");

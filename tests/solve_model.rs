@@ -7,7 +7,7 @@ mod cli;
 
 use std::time::Duration;
 
-use cli::deppy;
+use cli::{deppy, model_chain_yaml, model_pigeonhole_yaml};
 
 fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
@@ -19,16 +19,7 @@ fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
 fn a_yaml_model_of_50000_variables_solves() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let n = 50_000;
-    let mut yaml = String::from(
-        "variables:\n  - {id: v0, constraints: [{mandatory: {}}, {dependency: [v1]}]}\n",
-    );
-    for i in 1..n - 1 {
-        yaml.push_str(&format!(
-            "  - {{id: v{i}, constraints: [{{dependency: [v{}]}}]}}\n",
-            i + 1
-        ));
-    }
-    yaml.push_str(&format!("  - {{id: v{}}}\n", n - 1));
+    let yaml = model_chain_yaml(n);
     let f = write(tmp.path(), "big.yaml", &yaml);
     let ran = deppy(&["solve", &f, "-o", "json"])
         .within(Duration::from_secs(60))
@@ -59,34 +50,10 @@ fn mandatory_false_is_not_mandatory() {
     assert!(ran.stderr.contains("mandatory"), "{}", ran.stderr);
 }
 
-fn pigeonhole(pigeons: usize, holes: usize) -> String {
-    let mut out = String::from("variables:\n");
-    for p in 0..pigeons {
-        let slots: Vec<String> = (0..holes).map(|h| format!("p{p}h{h}")).collect();
-        out.push_str(&format!(
-            "  - {{id: pigeon{p}, constraints: [{{mandatory: {{}}}}, {{dependency: [{}]}}]}}\n",
-            slots.join(", ")
-        ));
-    }
-    for h in 0..holes {
-        let ids: Vec<String> = (0..pigeons).map(|p| format!("p{p}h{h}")).collect();
-        out.push_str(&format!(
-            "  - {{id: hole{h}, constraints: [{{atMost: {{n: 1, ids: [{}]}}}}]}}\n",
-            ids.join(", ")
-        ));
-    }
-    for p in 0..pigeons {
-        for h in 0..holes {
-            out.push_str(&format!("  - {{id: p{p}h{h}}}\n"));
-        }
-    }
-    out
-}
-
 #[test]
 fn an_unsatisfiable_model_prints_a_summary_unless_asked() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let f = write(tmp.path(), "p.yaml", &pigeonhole(7, 6));
+    let f = write(tmp.path(), "p.yaml", &model_pigeonhole_yaml(7, 6));
     let summary = deppy(&["solve", &f]).run();
     summary.expect(1);
     assert!(

@@ -130,78 +130,8 @@ impl Run {
     }
 }
 
-/// A small catalog file: package `name` with one bundle `name.v1.0.0` in channel `stable`.
-pub fn one_bundle_catalog(name: &str) -> String {
-    format!(
-        r#"{{"schema":"olm.package","name":"{name}","defaultChannel":"stable"}}
-{{"schema":"olm.channel","package":"{name}","name":"stable","entries":[{{"name":"{name}.v1.0.0"}}]}}
-{{"schema":"olm.bundle","name":"{name}.v1.0.0","package":"{name}","image":"img","properties":[{{"type":"olm.package","value":{{"packageName":"{name}","version":"1.0.0"}}}}]}}
-"#
-    )
-}
-
-/// A chain of `n` packages: `p0` requires `p1` ... requires `p{n-1}`.
-pub fn chain_catalog(n: usize) -> String {
-    let mut out = String::new();
-    for i in 0..n {
-        out.push_str(&format!(
-            r#"{{"schema":"olm.package","name":"p{i}","defaultChannel":"stable"}}
-{{"schema":"olm.channel","package":"p{i}","name":"stable","entries":[{{"name":"p{i}.v1.0.0"}}]}}
-"#
-        ));
-        let dep = if i + 1 < n {
-            format!(
-                r#",{{"type":"olm.package.required","value":{{"packageName":"p{}","versionRange":">=1.0.0"}}}}"#,
-                i + 1
-            )
-        } else {
-            String::new()
-        };
-        out.push_str(&format!(
-            r#"{{"schema":"olm.bundle","name":"p{i}.v1.0.0","package":"p{i}","image":"img","properties":[{{"type":"olm.package","value":{{"packageName":"p{i}","version":"1.0.0"}}}}{dep}]}}
-"#
-        ));
-    }
-    out
-}
-
-/// `pigeons` packages of `holes` bundles each; bundle `p{i}.v1.0.{h}` provides API `K{h}`.
-/// Requiring every package asks for more providers of distinct APIs than there are: a
-/// pigeonhole, unsatisfiable and hard for the solver when `pigeons > holes`.
-pub fn pigeonhole_catalog(pigeons: usize, holes: usize) -> String {
-    let mut out = String::new();
-    for p in 0..pigeons {
-        out.push_str(&format!(
-            r#"{{"schema":"olm.package","name":"p{p}","defaultChannel":"stable"}}
-"#
-        ));
-        let entries: Vec<String> = (0..holes)
-            .map(|h| match h {
-                0 => format!(r#"{{"name":"p{p}.v1.0.0"}}"#),
-                _ => format!(
-                    r#"{{"name":"p{p}.v1.0.{h}","replaces":"p{p}.v1.0.{}"}}"#,
-                    h - 1
-                ),
-            })
-            .collect();
-        out.push_str(&format!(
-            r#"{{"schema":"olm.channel","package":"p{p}","name":"stable","entries":[{}]}}
-"#,
-            entries.join(",")
-        ));
-        for h in 0..holes {
-            out.push_str(&format!(
-                r#"{{"schema":"olm.bundle","name":"p{p}.v1.0.{h}","package":"p{p}","image":"img","properties":[{{"type":"olm.package","value":{{"packageName":"p{p}","version":"1.0.{h}"}}}},{{"type":"olm.gvk","value":{{"group":"g.io","version":"v1","kind":"K{h}"}}}}]}}
-"#
-            ));
-        }
-    }
-    out
-}
-
-/// `--require p0 ... --require p{n-1}`.
-pub fn require_all(n: usize) -> Vec<String> {
-    (0..n)
-        .flat_map(|i| ["--require".to_string(), format!("p{i}")])
-        .collect()
-}
+// The inputs the tests feed deppy, shared with `examples/sweep_inputs.rs`.
+#[path = "inputs.rs"]
+mod inputs;
+#[allow(unused_imports)]
+pub use inputs::*;

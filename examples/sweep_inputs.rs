@@ -1,0 +1,84 @@
+//! Writes the inputs of the hostile-input sweep into a directory, so each row of
+//! docs/reliability.md ("Resource bounds") can be measured again with the command it names:
+//!
+//! ```sh
+//! cargo run --release --example sweep_inputs -- /tmp/sweep
+//! /usr/bin/time -f '%e s %M KB' target/release/deppy resolve --catalog /tmp/sweep/pigeons-14x13.json \
+//!   $(for i in $(seq 0 13); do echo --require p$i; done)
+//! ```
+//!
+//! The inputs are made by the same functions the tests use (`tests/support/inputs.rs`).
+
+#[path = "../tests/support/inputs.rs"]
+mod inputs;
+
+use std::path::{Path, PathBuf};
+
+fn write(dir: &Path, name: &str, text: &str) -> std::io::Result<()> {
+    std::fs::write(dir.join(name), text)
+}
+
+/// `catalogs/bundle-dirs/my-bundle` copied to `to`, with an alias bomb ahead of its CSV.
+fn csv_bomb(to: &Path) -> std::io::Result<()> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("catalogs/bundle-dirs/my-bundle");
+    for sub in ["manifests", "metadata"] {
+        std::fs::create_dir_all(to.join(sub))?;
+        for e in std::fs::read_dir(src.join(sub))? {
+            let e = e?;
+            let mut text = std::fs::read_to_string(e.path())?;
+            if e.file_name()
+                .to_string_lossy()
+                .contains("clusterserviceversion")
+            {
+                text = format!("{}{text}", inputs::alias_bomb_yaml());
+            }
+            std::fs::write(to.join(sub).join(e.file_name()), text)?;
+        }
+    }
+    Ok(())
+}
+
+fn main() -> std::io::Result<()> {
+    let Some(dir) = std::env::args_os().nth(1).map(PathBuf::from) else {
+        eprintln!("usage: sweep_inputs DIR");
+        std::process::exit(2);
+    };
+    std::fs::create_dir_all(&dir)?;
+    write(
+        &dir,
+        "pigeons-14x13.json",
+        &inputs::pigeonhole_catalog(14, 13),
+    )?;
+    write(
+        &dir,
+        "pigeons-15x14.json",
+        &inputs::pigeonhole_catalog(15, 14),
+    )?;
+    write(&dir, "chain-2000.json", &inputs::chain_catalog(2_000))?;
+    let l = inputs::literal(3_900);
+    let rule = format!("{l}.exists(a, {l}.exists(b, a == 2 && b == 2))");
+    write(&dir, "cel-literal.json", &inputs::cel_catalog(&rule, 3, 0))?;
+    let rule =
+        "properties.exists(p, properties.exists(q, p.type == 'x.tag' && q.type == 'x.none'))";
+    write(
+        &dir,
+        "cel-properties.json",
+        &inputs::cel_catalog(rule, 3, 10_000),
+    )?;
+    let l = inputs::literal(270);
+    let rule = format!("{l}.exists(a, {l}.exists(b, a == 2 && b == 2))");
+    write(&dir, "cel-slow.json", &inputs::cel_catalog(&rule, 2_000, 0))?;
+    write(
+        &dir,
+        "model-chain-1000000.yaml",
+        &inputs::model_chain_yaml(1_000_000),
+    )?;
+    write(
+        &dir,
+        "model-pigeons-12x11.yaml",
+        &inputs::model_pigeonhole_yaml(12, 11),
+    )?;
+    csv_bomb(&dir.join("csv-bomb"))?;
+    println!("wrote the sweep's inputs to {}", dir.display());
+    Ok(())
+}
