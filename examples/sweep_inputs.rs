@@ -2,9 +2,10 @@
 //! docs/reliability.md ("Resource bounds") can be measured again with the command it names:
 //!
 //! ```sh
-//! cargo run --release --example sweep_inputs -- /tmp/sweep
-//! /usr/bin/time -f '%e s %M KB' target/release/deppy resolve --catalog /tmp/sweep/pigeons-14x13.json \
-//!   $(for i in $(seq 0 13); do echo --require p$i; done)
+//! cargo run --example sweep_inputs -- /tmp/sweep
+//! cargo build --release
+//! cd /tmp/sweep && /usr/bin/time -f '%e s %M KB' $REPO/target/release/deppy resolve \
+//!   --catalog pigeons-14x13.json $(for i in $(seq 0 13); do echo --require p$i; done)
 //! ```
 //!
 //! The inputs are made by the same functions the tests use (`tests/support/inputs.rs`).
@@ -36,6 +37,39 @@ fn csv_bomb(to: &Path) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A cluster dump directory `to/state` holding a state file, and what a walk must not read:
+/// a FIFO, a dangling link and a link to `..` (whose `other.yaml` would be read twice over).
+fn cluster_state(to: &Path) -> std::io::Result<()> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text =
+        std::fs::read_to_string(root.join("tests/cluster/new-subscription/state/state.yaml"))?;
+    let state = to.join("state");
+    std::fs::create_dir_all(&state)?;
+    std::fs::write(state.join("state.yaml"), &text)?;
+    std::fs::write(
+        to.join("other.yaml"),
+        text.replace("channel: \"alpha\"", "channel: \"beta\""),
+    )?;
+    #[cfg(unix)]
+    {
+        for (target, link) in [("..", "up"), ("missing.yaml", "dangling.yaml")] {
+            if std::fs::symlink_metadata(state.join(link)).is_err() {
+                std::os::unix::fs::symlink(target, state.join(link))?;
+            }
+        }
+        if !state.join("pipe.yaml").exists() {
+            std::process::Command::new("mkfifo")
+                .arg(state.join("pipe.yaml"))
+                .status()?;
+        }
+    }
+    let bomb = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\n{}",
+        inputs::alias_bomb_yaml()
+    );
+    std::fs::write(to.join("bomb.yaml"), bomb)
 }
 
 fn main() -> std::io::Result<()> {
@@ -78,7 +112,13 @@ fn main() -> std::io::Result<()> {
         "model-pigeons-12x11.yaml",
         &inputs::model_pigeonhole_yaml(12, 11),
     )?;
+    // A byte that is not UTF-8 in a string deppy ignores.
+    std::fs::write(
+        dir.join("not-utf8.json"),
+        b"{\"schema\":\"olm.package\",\"name\":\"x\",\"defaultChannel\":\"stable\",\"description\":\"caf\xe9\"}\n",
+    )?;
     csv_bomb(&dir.join("csv-bomb"))?;
+    cluster_state(&dir.join("cluster"))?;
     println!("wrote the sweep's inputs to {}", dir.display());
     Ok(())
 }
