@@ -236,3 +236,32 @@ fn control_characters_in_names_are_escaped_in_text() {
     );
     assert!(out.stdout.contains("\\x1b[2J"), "{}", out.stdout);
 }
+
+#[test]
+fn an_invalid_field_is_shown_in_its_file() {
+    let out = resolve(&[
+        "tests/cluster/bad-csv-version/state",
+        "--catalog",
+        OPS,
+        "--color",
+        "never",
+    ]);
+    out.expect(2);
+    assert!(
+        out.stderr.starts_with("error: ") && out.stderr.contains("field `spec.version`"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("--> tests/cluster/bad-csv-version/state/state.yaml:40:12"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("40 |   version: \"0.9.0.1\"\n   |            ^^^^^^^^^"),
+        "{}",
+        out.stderr
+    );
+}

@@ -1,5 +1,6 @@
 //! Which errors are about a place in an input file, and where: catalog load errors, request
-//! errors, YAML or JSON syntax, fields of cluster and pipeline files, failed pipeline nodes.
+//! errors, YAML or JSON syntax, fields of cluster and pipeline files, invalid fields of
+//! cluster state objects, failed pipeline nodes.
 //! Each becomes a [`Diagnosed`] with its message, its source lines and a help line.
 
 use std::fmt;
@@ -7,6 +8,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use deppy::catalog::{LoadError, locate};
+use deppy::cluster::StateError;
 use deppy::pipeline::{ConfigError, Failure, NodeError, NodeState, PipelineConfig};
 use deppy::request::RequestError;
 
@@ -45,6 +47,21 @@ pub(super) fn diagnosed(cause: &(dyn std::error::Error + 'static)) -> Option<Dia
     }
     if let Some(e) = cause.downcast_ref::<RequestError>() {
         return Some(request_error(e));
+    }
+    if let Some(StateError::Invalid {
+        at, field, message, ..
+    }) = cause.downcast_ref::<StateError>()
+    {
+        // An object of a List is an item of its document.
+        let field = match at.item {
+            Some(i) => format!("items[{i}].{field}"),
+            None => field.clone(),
+        };
+        return Some(Diagnosed::new(cause.to_string()).at_file(
+            &at.file,
+            |t| locate(&at.file, t, at.document, Some(&field)),
+            label(message),
+        ));
     }
     if let Some(
         f @ NodeFailed {
