@@ -265,3 +265,32 @@ fn an_invalid_field_is_shown_in_its_file() {
         out.stderr
     );
 }
+
+/// `--explain full` adds every step of the derivation, as `resolve --explain full` does.
+#[test]
+fn explain_full_prints_every_step() {
+    let state = "tests/cluster/left-over-csv/state";
+    let summary = resolve(&[state, "--catalog", OPS]);
+    summary.expect(1);
+    assert!(
+        !summary.stdout.contains("Derivation:"),
+        "{}",
+        summary.stdout
+    );
+    let full = resolve(&[state, "--catalog", OPS, "--explain", "full"]);
+    full.expect(1);
+    assert!(full.stdout.contains("Derivation:\n"), "{}", full.stdout);
+    assert!(full.stdout.contains("(1) Because "), "{}", full.stdout);
+    assert!(
+        !full.stdout.contains(" \n"),
+        "trailing blanks: {}",
+        full.stdout
+    );
+    let json = resolve(&[state, "--catalog", OPS, "--explain", "full", "-o", "json"]);
+    json.expect(1);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON");
+    let e = v["namespaces"][0]["explanation"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(e.contains("Derivation:"), "{e}");
+}

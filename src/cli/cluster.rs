@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 
 use deppy::cluster::{Binding, ClusterOptions, ClusterState, StateError, Status, read_paths};
+use deppy::explain::Detail;
 use deppy::request::Request;
 
 use super::budget::Budget;
@@ -45,6 +46,9 @@ pub struct ResolveArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
+    /// How much of an unsatisfiable namespace's proof to print.
+    #[arg(long, value_enum, default_value_t = Detail::Summary)]
+    pub explain: Detail,
     #[command(flatten)]
     pub file: OutputFile,
     #[command(flatten)]
@@ -95,6 +99,7 @@ pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
         policy: args.policy.as_deref().map(policy).transpose()?,
         load: super::load_options(),
         solve: args.budget.options(),
+        detail: args.explain,
     };
     // The objects of other kinds that were skipped: notes, shown with `-v`.
     for s in &state.skipped {

@@ -65,6 +65,8 @@ pub struct ClusterOptions {
     pub load: LoadOptions,
     /// The solver's budget.
     pub solve: SolveOptions,
+    /// How much of an unsatisfiable namespace's proof to word.
+    pub detail: Detail,
 }
 
 /// Every catalog of the state: its CatalogSources, and bindings without one (priority 0).
@@ -154,7 +156,7 @@ pub fn resolve_cluster(
     }
     let answers = crate::parallel::parallel_map(&plans, |plan| {
         let resolver = resolvers.get(&bound_names(plan));
-        resolve_namespace(plan, resolver)
+        resolve_namespace(plan, resolver, opts.detail)
     });
     Ok(ClusterAnswer::new(answers, state.skipped.len()))
 }
@@ -236,7 +238,11 @@ fn base(plan: &NamespacePlan, status: Status) -> NamespaceAnswer {
 }
 
 /// One namespace's answer.
-fn resolve_namespace(plan: &NamespacePlan, resolver: Option<&Resolver>) -> NamespaceAnswer {
+fn resolve_namespace(
+    plan: &NamespacePlan,
+    resolver: Option<&Resolver>,
+    detail: Detail,
+) -> NamespaceAnswer {
     let words = crate::explain::cluster::Words::new(plan);
     let mut notes = plan.notes.clone();
     let blocked = |b: &Blocked, notes: &[Note]| NamespaceAnswer {
@@ -271,12 +277,7 @@ fn resolve_namespace(plan: &NamespacePlan, resolver: Option<&Resolver>) -> Names
         }
         Ok((universe, Outcome::Unsatisfiable(failure))) => {
             notes.extend(super::precheck::left_over(plan));
-            let proof = crate::explain::explain_failure(
-                &failure,
-                &universe,
-                &plan.request,
-                Detail::Summary,
-            );
+            let proof = crate::explain::explain_failure(&failure, &universe, &plan.request, detail);
             NamespaceAnswer {
                 explanation: Some(words.unsatisfiable(&proof, &notes)),
                 warnings: words.notes(&notes, true),

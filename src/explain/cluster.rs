@@ -232,7 +232,10 @@ pub fn render(answer: &crate::cluster::ClusterAnswer) -> String {
         }
         if let Some(e) = &ns.explanation {
             for line in e.lines() {
-                out.push_str(&format!("  {line}\n"));
+                match line {
+                    "" => out.push('\n'),
+                    _ => out.push_str(&format!("  {line}\n")),
+                }
             }
         }
         for w in &ns.warnings {
