@@ -31,11 +31,23 @@ fn an_upgrade_in_json_has_the_documented_keys() {
         "-o",
         "json",
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json(&out);
     assert_eq!(v["status"], "resolved");
     let ns = &v["namespaces"][0];
-    for key in ["namespace", "status", "globalNamespace", "subscriptions", "selected", "warnings"] {
+    for key in [
+        "namespace",
+        "status",
+        "globalNamespace",
+        "subscriptions",
+        "selected",
+        "warnings",
+    ] {
         assert!(ns.get(key).is_some(), "namespace lacks {key}: {ns}");
     }
     let sub = &ns["subscriptions"][0];
@@ -45,7 +57,9 @@ fn an_upgrade_in_json_has_the_documented_keys() {
     assert_eq!(sub["action"], "upgrade");
     assert_eq!(sub["catalog"], "olm/ops");
     let sel = &ns["selected"][0];
-    for key in ["package", "bundle", "version", "catalog", "channel", "action", "from"] {
+    for key in [
+        "package", "bundle", "version", "catalog", "channel", "action", "from",
+    ] {
         assert!(sel.get(key).is_some(), "selected lacks {key}: {sel}");
     }
     assert_eq!(sel["from"], "etcdoperator.v0.9.0");
@@ -53,23 +67,63 @@ fn an_upgrade_in_json_has_the_documented_keys() {
 
 #[test]
 fn exit_codes_follow_the_namespaces() {
-    let unsat = deppy(&["cluster", "resolve", "tests/cluster/left-over-csv/state", "--catalog", OPS]);
+    let unsat = deppy(&[
+        "cluster",
+        "resolve",
+        "tests/cluster/left-over-csv/state",
+        "--catalog",
+        OPS,
+    ]);
     assert_eq!(unsat.status.code(), Some(1));
     let text = String::from_utf8_lossy(&unsat.stdout);
-    assert!(text.contains("exists and is not referenced by a subscription"), "{text}");
-    let blocked = deppy(&["cluster", "resolve", "tests/cluster/no-operatorgroup/state", "--catalog", OPS]);
+    assert!(
+        text.contains("exists and is not referenced by a subscription"),
+        "{text}"
+    );
+    let blocked = deppy(&[
+        "cluster",
+        "resolve",
+        "tests/cluster/no-operatorgroup/state",
+        "--catalog",
+        OPS,
+    ]);
     assert_eq!(blocked.status.code(), Some(1));
-    let bad = deppy(&["cluster", "resolve", "tests/cluster/bad-csv-version/state", "--catalog", OPS]);
+    let bad = deppy(&[
+        "cluster",
+        "resolve",
+        "tests/cluster/bad-csv-version/state",
+        "--catalog",
+        OPS,
+    ]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("spec.version"));
 }
 
 #[test]
 fn malformed_bindings_are_usage_errors() {
-    for binding in ["ops=tests/cluster/_catalogs/ops", "olm/ops", "olm/=x", "olm/ops=tests/cluster/nowhere"] {
-        let out = deppy(&["cluster", "resolve", "tests/cluster/new-subscription/state", "--catalog", binding]);
-        assert_eq!(out.status.code(), Some(2), "{binding}: {}", String::from_utf8_lossy(&out.stdout));
-        assert!(String::from_utf8_lossy(&out.stderr).contains("--catalog"), "{binding}");
+    for binding in [
+        "ops=tests/cluster/_catalogs/ops",
+        "olm/ops",
+        "olm/=x",
+        "olm/ops=tests/cluster/nowhere",
+    ] {
+        let out = deppy(&[
+            "cluster",
+            "resolve",
+            "tests/cluster/new-subscription/state",
+            "--catalog",
+            binding,
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{binding}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--catalog"),
+            "{binding}"
+        );
     }
 }
 
@@ -101,10 +155,20 @@ fn apply_output_file_and_skipped_objects() {
         .filter_map(|s| s["name"].as_str())
         .collect();
     assert_eq!(subs, ["etcd", "vault"]);
-    let listed = deppy(&["cluster", "resolve", "tests/cluster/kubectl-json-list/state", "--catalog", OPS, "-v"]);
+    let listed = deppy(&[
+        "cluster",
+        "resolve",
+        "tests/cluster/kubectl-json-list/state",
+        "--catalog",
+        OPS,
+        "-v",
+    ]);
     assert_eq!(listed.status.code(), Some(0));
     let err = String::from_utf8_lossy(&listed.stderr);
-    assert!(err.contains("Pod") && err.contains("etcd-operator-abc"), "{err}");
+    assert!(
+        err.contains("Pod") && err.contains("etcd-operator-abc"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -123,5 +187,9 @@ fn a_policy_with_other_sections_is_refused() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("only `constraints` and `cluster`"));
-    assert!(Path::new(ROOT).join("tests/cluster/policy-admin-constraint/policy.yaml").exists());
+    assert!(
+        Path::new(ROOT)
+            .join("tests/cluster/policy-admin-constraint/policy.yaml")
+            .exists()
+    );
 }
