@@ -4,6 +4,7 @@
 
 pub mod cluster;
 mod generic;
+mod group;
 pub mod why;
 mod words;
 
@@ -85,11 +86,19 @@ pub fn explain_partial(failure: &Failure, u: &Universe, request: &Request) -> St
 /// The facts a proof uses, one line each.
 fn facts_text(w: &Words<'_>, nodes: &[Incompatibility<Reason>]) -> String {
     let mut out = String::new();
-    for i in pass_facts(nodes) {
+    for line in group::group(nodes, &pass_facts(nodes)) {
+        let (i, grouped) = match line {
+            group::Line::Fact(i) => (i, None),
+            group::Line::OnlyOne { first, hub, others } => (first, Some((hub, others))),
+        };
         if let Some(n) = nodes.get(i)
             && let Cause::External(reason) = &n.cause
         {
-            out.push_str(&format!("  - {}\n", w.reason(reason, &n.terms)));
+            let text = match grouped {
+                None => w.reason(reason, &n.terms),
+                Some((hub, others)) => w.only_one(reason, hub, &others),
+            };
+            out.push_str(&format!("  - {text}\n"));
         }
     }
     out

@@ -4,7 +4,7 @@ use crate::catalog::BundleId;
 use crate::request::Request;
 use crate::resolve::reason::{Dependency, Exclusion, Mismatch, Reason, Rejection};
 use crate::resolve::{Subject, Universe};
-use crate::solver::Term;
+use crate::solver::{Term, Var};
 
 /// What the wording needs: names of bundles, packages and APIs, and the request.
 pub struct Words<'a> {
@@ -548,5 +548,30 @@ fn evaluation_errors(d: &Dependency) -> String {
             "; its rule could not be evaluated for {first} and {} more bundles, so it counts as false there",
             rest.len()
         ),
+    }
+}
+
+impl Words<'_> {
+    /// One sentence for pairwise at-most-one facts of one reason, grouped (see `group`):
+    /// the bundle every pair shares against the others, or every bundle of the pairs.
+    pub fn only_one(&self, reason: &Reason, hub: Option<Var>, others: &[Var]) -> String {
+        let others: Vec<String> = others.iter().map(|v| self.subject(*v)).collect();
+        let who = match hub {
+            Some(h) => format!("{} and each of {}", self.subject(h), list(&others, "and")),
+            None => list(&others, "and"),
+        };
+        match reason {
+            Reason::OnePerPackage(p) => format!(
+                "{who} are bundles of package {}, and only one bundle of a package can be installed",
+                self.u.package_name(*p)
+            ),
+            Reason::OnePerGvk(g) => format!(
+                "{who} provide {}, and only one installed bundle may provide an API",
+                self.u
+                    .gvk(*g)
+                    .map_or_else(|| "the same API".to_string(), |g| format!("API {g}"))
+            ),
+            other => self.reason(other, &[]),
+        }
     }
 }
