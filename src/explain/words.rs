@@ -339,11 +339,6 @@ impl Words<'_> {
             .filter(|t| !t.selected)
             .map(|t| self.subject(t.var))
             .collect();
-        let on: Vec<String> = terms
-            .iter()
-            .filter(|t| t.selected)
-            .map(|t| self.subject(t.var))
-            .collect();
         match reason {
             Reason::Required(r) => self.requires(*r),
             Reason::RequirementCandidates {
@@ -374,19 +369,10 @@ impl Words<'_> {
                 dependency,
                 excluded,
             } => self.dependency_sentence(*bundle, dependency, excluded, &others),
-            Reason::OnePerPackage(p) => format!(
-                "{} are bundles of package {}, and only one bundle of a package can be installed",
-                list(&on, "and"),
-                self.u.package_name(*p)
-            ),
-            Reason::OnePerGvk(g) => format!(
-                "{} {} provide {}, and only one bundle in the answer may provide an API",
-                list(&on, "and"),
-                if on.len() == 2 { "both" } else { "all" },
-                self.u
-                    .gvk(*g)
-                    .map_or_else(|| "the same API".to_string(), |g| format!("API {g}"))
-            ),
+            Reason::OnePerPackage(_) | Reason::OnePerGvk(_) => {
+                let on: Vec<_> = terms.iter().filter(|t| t.selected).map(|t| t.var).collect();
+                self.only_one(reason, None, &on)
+            }
             Reason::Injected { bundle, rule } => match self.u.rules.get(*rule as usize) {
                 Some(r) => format!(
                     "{} requires bundle {} ({})",
@@ -556,9 +542,13 @@ impl Words<'_> {
     /// the bundle every pair shares against the others, or every bundle of the pairs.
     pub fn only_one(&self, reason: &Reason, hub: Option<Var>, others: &[Var]) -> String {
         let others: Vec<String> = others.iter().map(|v| self.subject(*v)).collect();
-        let who = match hub {
-            Some(h) => format!("{} and each of {}", self.subject(h), list(&others, "and")),
-            None => list(&others, "and"),
+        let (who, all) = match hub {
+            Some(h) => (
+                format!("{} and each of {}", self.subject(h), list(&others, "and")),
+                "",
+            ),
+            None if others.len() == 2 => (list(&others, "and"), "both "),
+            None => (list(&others, "and"), "all "),
         };
         match reason {
             Reason::OnePerPackage(p) => format!(
@@ -566,7 +556,7 @@ impl Words<'_> {
                 self.u.package_name(*p)
             ),
             Reason::OnePerGvk(g) => format!(
-                "{who} provide {}, and only one installed bundle may provide an API",
+                "{who} {all}provide {}, and only one bundle in the answer may provide an API",
                 self.u
                     .gvk(*g)
                     .map_or_else(|| "the same API".to_string(), |g| format!("API {g}"))
