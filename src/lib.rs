@@ -49,6 +49,17 @@
 )]
 #![warn(missing_docs)]
 
+// The few types most callers need, at the crate root (docs/library.md); the modules below hold
+// the rest.
+pub use catalog::{CatalogSet, CatalogSource, LoadOptions};
+pub use cluster::{
+    Binding, ClusterAnswer, ClusterOptions, ClusterState, read_paths, resolve_cluster,
+};
+pub use explain::{Detail, explain_failure};
+pub use pipeline::{Pipeline, PipelineConfig, Sources};
+pub use request::{Request, Requirement};
+pub use resolve::{Answer, Failure, Outcome, Resolver};
+
 pub mod atomic;
 pub mod catalog;
 pub mod cluster;
