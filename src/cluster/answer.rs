@@ -99,6 +99,9 @@ pub struct ClusterAnswer {
     pub namespaces: Vec<NamespaceAnswer>,
     /// Objects of kinds deppy does not read, counted.
     pub skipped: usize,
+    /// OLM v1 ClusterExtensions, by name (left out when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<super::v1::ExtensionAnswer>,
 }
 
 impl ClusterAnswer {
@@ -114,7 +117,22 @@ impl ClusterAnswer {
             status,
             namespaces,
             skipped,
+            extensions: Vec::new(),
         }
+    }
+
+    /// The same answer with OLM v1's extensions: an unsatisfiable one makes the whole
+    /// answer unsatisfiable.
+    pub fn with_extensions(mut self, extensions: Vec<super::v1::ExtensionAnswer>) -> ClusterAnswer {
+        use super::v1::ExtensionStatus;
+        if extensions
+            .iter()
+            .any(|e| e.status == ExtensionStatus::Unsatisfiable)
+        {
+            self.status = Status::Unsatisfiable;
+        }
+        self.extensions = extensions;
+        self
     }
 }
 

@@ -24,6 +24,7 @@ mod precheck;
 mod read;
 mod resolve;
 mod state;
+pub mod v1;
 
 pub use answer::{ClusterAnswer, NamespaceAnswer, SelectedAnswer, Status, SubscriptionAnswer};
 pub use csv::{PROPERTIES_ANNOTATION, installed_bundle, is_copy};

@@ -264,6 +264,13 @@ pub enum Kind {
     OperatorGroup(OperatorGroupSpec, OperatorGroupStatus),
     /// `InstallPlan`.
     InstallPlan(InstallPlanSpec, InstallPlanStatus),
+    /// OLM v1 `ClusterCatalog` (cluster-scoped).
+    ClusterCatalog(super::v1::ClusterCatalogSpec),
+    /// OLM v1 `ClusterExtension` (cluster-scoped).
+    ClusterExtension(
+        super::v1::ClusterExtensionSpec,
+        super::v1::ClusterExtensionStatus,
+    ),
 }
 
 /// Which kind a `(group, kind)` names, if deppy reads it.
@@ -279,6 +286,10 @@ pub enum KindName {
     OperatorGroup,
     /// `InstallPlan`.
     InstallPlan,
+    /// OLM v1 `ClusterCatalog`.
+    ClusterCatalog,
+    /// OLM v1 `ClusterExtension`.
+    ClusterExtension,
 }
 
 /// The API group of OLM v0's objects.
@@ -288,6 +299,12 @@ impl KindName {
     /// The kind an `apiVersion` and `kind` name, when deppy reads it.
     pub fn of(api_version: &str, kind: &str) -> Option<KindName> {
         let group = api_version.split_once('/').map_or("", |(g, _)| g);
+        if let Some(catalog) = super::v1::is_catalog(group, kind) {
+            return Some(match catalog {
+                true => KindName::ClusterCatalog,
+                false => KindName::ClusterExtension,
+            });
+        }
         if group != OLM_GROUP {
             return None;
         }
@@ -309,6 +326,8 @@ impl KindName {
             KindName::CatalogSource => "CatalogSource",
             KindName::OperatorGroup => "OperatorGroup",
             KindName::InstallPlan => "InstallPlan",
+            KindName::ClusterCatalog => "ClusterCatalog",
+            KindName::ClusterExtension => "ClusterExtension",
         }
     }
 }
@@ -338,6 +357,8 @@ impl Object {
             Kind::CatalogSource(..) => KindName::CatalogSource,
             Kind::OperatorGroup(..) => KindName::OperatorGroup,
             Kind::InstallPlan(..) => KindName::InstallPlan,
+            Kind::ClusterCatalog(..) => KindName::ClusterCatalog,
+            Kind::ClusterExtension(..) => KindName::ClusterExtension,
         }
     }
 

@@ -335,6 +335,8 @@ fn typed(kind: KindName, spec: Body, status: Body) -> Result<Kind, String> {
         (Spec::CatalogSource(s), Status::Unread) => Kind::CatalogSource(s),
         (Spec::OperatorGroup(s), Status::OperatorGroup(t)) => Kind::OperatorGroup(s, t),
         (Spec::InstallPlan(s), Status::InstallPlan(t)) => Kind::InstallPlan(s, t),
+        (Spec::ClusterCatalog(s), Status::Unread) => Kind::ClusterCatalog(s),
+        (Spec::ClusterExtension(s), Status::ClusterExtension(t)) => Kind::ClusterExtension(s, t),
         _ => return Err("spec and status of different kinds".into()),
     })
 }

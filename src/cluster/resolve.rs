@@ -29,7 +29,8 @@ pub struct Binding {
 }
 
 impl Binding {
-    /// Parses `NAMESPACE/NAME=PATH`.
+    /// Parses `NAMESPACE/NAME=PATH` (a CatalogSource) or `NAME=PATH` (an OLM v1
+    /// ClusterCatalog, cluster-scoped: `namespace` is empty).
     pub fn parse(spec: &str) -> Result<Binding, StateError> {
         let bad = |m: &str| StateError::Binding {
             binding: spec.to_string(),
@@ -37,18 +38,27 @@ impl Binding {
         };
         let (name, path) = spec
             .split_once('=')
-            .ok_or_else(|| bad("expected NAMESPACE/NAME=PATH"))?;
-        let (ns, n) = name
-            .split_once('/')
-            .ok_or_else(|| bad("expected NAMESPACE/NAME before '='"))?;
-        if ns.is_empty() || n.is_empty() || n.contains('/') || path.is_empty() {
-            return Err(bad("expected NAMESPACE/NAME=PATH, each part non-empty"));
+            .ok_or_else(|| bad("expected NAMESPACE/NAME=PATH or NAME=PATH"))?;
+        let (ns, n) = name.split_once('/').unwrap_or(("", name));
+        if (name.contains('/') && ns.is_empty())
+            || n.is_empty()
+            || n.contains('/')
+            || path.is_empty()
+        {
+            return Err(bad(
+                "expected NAMESPACE/NAME=PATH or NAME=PATH, each part non-empty",
+            ));
         }
         Ok(Binding {
             namespace: ns.to_string(),
             name: n.to_string(),
             path: PathBuf::from(path),
         })
+    }
+
+    /// Binds a cluster-scoped ClusterCatalog (`NAME=PATH`) rather than a CatalogSource.
+    pub fn is_cluster_scoped(&self) -> bool {
+        self.namespace.is_empty()
     }
 }
 
@@ -89,7 +99,7 @@ fn catalogs(state: &ClusterState, bindings: &[Binding]) -> Vec<VisibleCatalog> {
             },
         );
     }
-    for b in bindings {
+    for b in bindings.iter().filter(|b| !b.is_cluster_scoped()) {
         let name = format!("{}/{}", b.namespace, b.name);
         out.entry(name.clone())
             .or_insert_with(|| VisibleCatalog {
@@ -158,7 +168,8 @@ pub fn resolve_cluster(
         let resolver = resolvers.get(&bound_names(plan));
         resolve_namespace(plan, resolver, opts.detail)
     });
-    Ok(ClusterAnswer::new(answers, state.skipped.len()))
+    let extensions = super::v1::resolve_extensions(state, bindings, &opts.load)?;
+    Ok(ClusterAnswer::new(answers, state.skipped.len()).with_extensions(extensions))
 }
 
 /// The bound catalogs a namespace sees, by name.

@@ -109,6 +109,7 @@ fn keep_status(new: &mut Object, old: &Object) {
         (Kind::ClusterServiceVersion(_, s), Kind::ClusterServiceVersion(_, t)) => *s = t.clone(),
         (Kind::OperatorGroup(_, s), Kind::OperatorGroup(_, t)) => *s = t.clone(),
         (Kind::InstallPlan(_, s), Kind::InstallPlan(_, t)) => *s = t.clone(),
+        (Kind::ClusterExtension(_, s), Kind::ClusterExtension(_, t)) => *s = t.clone(),
         _ => return,
     }
     new.has_status = old.has_status;

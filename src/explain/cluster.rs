@@ -242,9 +242,10 @@ pub fn render(answer: &crate::cluster::ClusterAnswer) -> String {
             out.push_str(&format!("  warning: {w}\n"));
         }
     }
-    if answer.namespaces.is_empty() {
+    if answer.namespaces.is_empty() && answer.extensions.is_empty() {
         out.push_str("no namespace has a Subscription\n");
     }
+    out.push_str(&super::olmv1::render(&answer.extensions));
     out
 }
 

@@ -11,6 +11,7 @@ use crate::cluster::object::{
     CatalogSourceSpec, CsvSpec, CsvStatus, InstallPlanSpec, InstallPlanStatus, KindName,
     OperatorGroupSpec, OperatorGroupStatus, SubscriptionSpec, SubscriptionStatus,
 };
+use crate::cluster::v1::{ClusterCatalogSpec, ClusterExtensionSpec, ClusterExtensionStatus};
 
 /// Which body a seed reads.
 #[derive(Clone, Copy)]
@@ -35,6 +36,8 @@ pub(super) enum Spec {
     CatalogSource(CatalogSourceSpec),
     OperatorGroup(OperatorGroupSpec),
     InstallPlan(InstallPlanSpec),
+    ClusterCatalog(ClusterCatalogSpec),
+    ClusterExtension(ClusterExtensionSpec),
 }
 
 /// A typed `status`.
@@ -43,6 +46,7 @@ pub(super) enum Status {
     Csv(CsvStatus),
     OperatorGroup(OperatorGroupStatus),
     InstallPlan(InstallPlanStatus),
+    ClusterExtension(ClusterExtensionStatus),
     /// A kind whose status deppy does not read.
     Unread,
 }
@@ -147,7 +151,16 @@ impl<'de> DeserializeSeed<'de> for BodySeed<'_> {
             (Part::Status, KindName::InstallPlan) => {
                 Body::Status(Status::InstallPlan(typed(d, h, p)?))
             }
-            (Part::Status, KindName::CatalogSource) => {
+            (Part::Spec, KindName::ClusterCatalog) => {
+                Body::Spec(Spec::ClusterCatalog(typed(d, h, p)?))
+            }
+            (Part::Spec, KindName::ClusterExtension) => {
+                Body::Spec(Spec::ClusterExtension(typed(d, h, p)?))
+            }
+            (Part::Status, KindName::ClusterExtension) => {
+                Body::Status(Status::ClusterExtension(typed(d, h, p)?))
+            }
+            (Part::Status, KindName::CatalogSource | KindName::ClusterCatalog) => {
                 IgnoredAny::deserialize(d)?;
                 Body::Status(Status::Unread)
             }
@@ -190,6 +203,8 @@ impl Body {
             KindName::CatalogSource => Spec::CatalogSource(convert(v, p)?),
             KindName::OperatorGroup => Spec::OperatorGroup(convert(v, p)?),
             KindName::InstallPlan => Spec::InstallPlan(convert(v, p)?),
+            KindName::ClusterCatalog => Spec::ClusterCatalog(convert(v, p)?),
+            KindName::ClusterExtension => Spec::ClusterExtension(convert(v, p)?),
         })
     }
 
@@ -205,7 +220,8 @@ impl Body {
         Ok(match kind {
             KindName::Subscription => Status::Subscription(convert(v, p)?),
             KindName::ClusterServiceVersion => Status::Csv(convert(v, p)?),
-            KindName::CatalogSource => Status::Unread,
+            KindName::CatalogSource | KindName::ClusterCatalog => Status::Unread,
+            KindName::ClusterExtension => Status::ClusterExtension(convert(v, p)?),
             KindName::OperatorGroup => Status::OperatorGroup(convert(v, p)?),
             KindName::InstallPlan => Status::InstallPlan(convert(v, p)?),
         })

@@ -1,0 +1,24 @@
+//! OLM v1 (operator-controller): `ClusterCatalog` and `ClusterExtension` objects, the bundle
+//! OLM v1 would pick for each extension and why, and what OLM v1 itself would refuse
+//! (docs/semantics.md §10).
+
+mod answer;
+mod catalogs;
+mod choose;
+mod masterminds;
+mod object;
+mod resolve;
+
+pub use answer::{DependencyAnswer, ExtensionAction, ExtensionAnswer, ExtensionStatus, declared};
+pub use catalogs::{ClusterCatalog, cluster_catalogs};
+pub use choose::{
+    Beaten, Candidate, CatalogOutcome, CatalogStat, Chosen, Decision, Failure, UpgradePolicy,
+    decide,
+};
+pub use masterminds::{Constraint as VersionConstraint, ConstraintError};
+pub use object::{
+    BundleMetadata, CATALOG_NAME_LABEL, CATALOGD_GROUP, CatalogFilter, CatalogImage,
+    CatalogSourceRef, ClusterCatalogSpec, ClusterExtensionSpec, ClusterExtensionStatus,
+    ExtensionSource, InstallStatus, OLM_V1_GROUP, is_catalog,
+};
+pub use resolve::resolve_extensions;

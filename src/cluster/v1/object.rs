@@ -1,0 +1,187 @@
+//! The OLM v1 objects deppy reads (group `olm.operatorframework.io`): `ClusterCatalog` and
+//! `ClusterExtension`, cluster-scoped, as typed views of the fields resolution needs
+//! (docs/semantics.md §10). Versions v1 and v1alpha1 are read alike; the older v1alpha1
+//! fields (`spec.packageName`, `spec.channel`, `status.installedBundle`) are read too.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use serde::Deserialize;
+
+/// The API group of OLM v1's objects.
+pub const OLM_V1_GROUP: &str = "olm.operatorframework.io";
+
+/// The group of older (catalogd) `ClusterCatalog`s.
+pub const CATALOGD_GROUP: &str = "catalogd.operatorframework.io";
+
+/// The label every ClusterCatalog carries automatically: its name.
+pub const CATALOG_NAME_LABEL: &str = "olm.operatorframework.io/metadata.name";
+
+/// `spec.source.image` of a ClusterCatalog.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct CatalogImage {
+    /// The catalog image reference.
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+}
+
+/// `spec.source` of a ClusterCatalog.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct CatalogSourceRef {
+    /// `Image`.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// The image.
+    pub image: Option<CatalogImage>,
+}
+
+/// A ClusterCatalog's `spec`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterCatalogSpec {
+    /// Where its contents come from.
+    #[serde(default)]
+    pub source: CatalogSourceRef,
+    /// Priority; higher is preferred. Default 0.
+    #[serde(default)]
+    pub priority: i32,
+    /// `Available` (default) or `Unavailable` (left out of resolution).
+    pub availability_mode: Option<String>,
+    /// The older v1alpha1 switch (`Enabled` / `Disabled`).
+    pub availability: Option<String>,
+}
+
+impl ClusterCatalogSpec {
+    /// Whether OLM v1 leaves the catalog out of resolution.
+    pub fn unavailable(&self) -> bool {
+        self.availability_mode.as_deref() == Some("Unavailable")
+            || self.availability.as_deref() == Some("Disabled")
+    }
+
+    /// The image reference, when given.
+    pub fn image(&self) -> Option<&str> {
+        self.source.image.as_ref()?.reference.as_deref()
+    }
+}
+
+/// `spec.source.catalog` of a ClusterExtension.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CatalogFilter {
+    /// The package.
+    pub package_name: Option<String>,
+    /// A Masterminds-style version constraint.
+    pub version: Option<String>,
+    /// Channels the bundle must be in (any of them); empty: any channel.
+    #[serde(default)]
+    pub channels: Vec<String>,
+    /// Which ClusterCatalogs to use; absent or empty: all.
+    pub selector: Option<LabelSelector>,
+    /// `CatalogProvided` (default) or `SelfCertified`.
+    pub upgrade_constraint_policy: Option<String>,
+}
+
+/// `spec.source` of a ClusterExtension.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtensionSource {
+    /// `Catalog`.
+    pub source_type: Option<String>,
+    /// The catalog filter.
+    pub catalog: Option<CatalogFilter>,
+}
+
+/// A ClusterExtension's `spec` (v1, and the older v1alpha1 flat fields).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterExtensionSpec {
+    /// Where the bundle comes from.
+    pub source: Option<ExtensionSource>,
+    /// The namespace it installs into.
+    pub namespace: Option<String>,
+    /// v1alpha1: the install namespace.
+    pub install_namespace: Option<String>,
+    /// v1alpha1: the package.
+    pub package_name: Option<String>,
+    /// v1alpha1: the version constraint.
+    pub version: Option<String>,
+    /// v1alpha1: one channel.
+    pub channel: Option<String>,
+    /// v1alpha1: channels.
+    #[serde(default)]
+    pub channels: Vec<String>,
+    /// v1alpha1: the upgrade policy.
+    pub upgrade_constraint_policy: Option<String>,
+}
+
+impl ClusterExtensionSpec {
+    /// The catalog filter, from `spec.source.catalog` or the v1alpha1 flat fields.
+    pub fn filter(&self) -> CatalogFilter {
+        if let Some(c) = self.source.as_ref().and_then(|s| s.catalog.as_ref()) {
+            return c.clone();
+        }
+        let mut channels = self.channels.clone();
+        channels.extend(self.channel.iter().filter(|c| !c.is_empty()).cloned());
+        CatalogFilter {
+            package_name: self.package_name.clone(),
+            version: self.version.clone(),
+            channels,
+            selector: None,
+            upgrade_constraint_policy: self.upgrade_constraint_policy.clone(),
+        }
+    }
+
+    /// The namespace the extension installs into.
+    pub fn install_namespace(&self) -> Option<&str> {
+        self.namespace
+            .as_deref()
+            .or(self.install_namespace.as_deref())
+    }
+}
+
+/// A bundle as a ClusterExtension's status names it.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+pub struct BundleMetadata {
+    /// Bundle name.
+    #[serde(default)]
+    pub name: String,
+    /// Its version.
+    #[serde(default)]
+    pub version: String,
+}
+
+/// `status.install` of a ClusterExtension.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct InstallStatus {
+    /// The installed bundle.
+    pub bundle: Option<BundleMetadata>,
+}
+
+/// A ClusterExtension's `status`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterExtensionStatus {
+    /// v1: what is installed.
+    pub install: Option<InstallStatus>,
+    /// v1alpha1: what is installed.
+    pub installed_bundle: Option<BundleMetadata>,
+}
+
+impl ClusterExtensionStatus {
+    /// The installed bundle, when one is.
+    pub fn installed(&self) -> Option<&BundleMetadata> {
+        self.install
+            .as_ref()
+            .and_then(|i| i.bundle.as_ref())
+            .or(self.installed_bundle.as_ref())
+            .filter(|b| !b.name.is_empty())
+    }
+}
+
+/// Whether `(group, kind)` is an OLM v1 kind deppy reads: `Some(true)` for a
+/// ClusterCatalog, `Some(false)` for a ClusterExtension.
+pub fn is_catalog(group: &str, kind: &str) -> Option<bool> {
+    match (group, kind) {
+        (OLM_V1_GROUP | CATALOGD_GROUP, "ClusterCatalog") => Some(true),
+        (OLM_V1_GROUP, "ClusterExtension") => Some(false),
+        _ => None,
+    }
+}

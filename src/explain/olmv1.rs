@@ -1,0 +1,216 @@
+//! Words for OLM v1 answers: why a ClusterExtension gets its bundle (or none), catalog by
+//! catalog, and what OLM v1 itself refuses (docs/semantics.md §10).
+
+use crate::cluster::v1::{
+    Beaten, CatalogOutcome, CatalogStat, Decision, DependencyAnswer, ExtensionAnswer, Failure,
+    UpgradePolicy,
+};
+
+/// What the extension asks for, in one line.
+fn asked(d: &Decision) -> String {
+    let mut s = format!("package {}", d.package);
+    if !d.filter.channels.is_empty() {
+        s.push_str(&format!(", channels {}", d.filter.channels.join(", ")));
+    }
+    if let Some(v) = d.filter.version.as_deref().filter(|v| !v.is_empty()) {
+        s.push_str(&format!(", version {v:?}"));
+    }
+    if let Some((name, version)) = &d.installed {
+        let policy = match d.policy {
+            UpgradePolicy::CatalogProvided => "CatalogProvided: successors only",
+            UpgradePolicy::SelfCertified => "SelfCertified: any version",
+        };
+        s.push_str(&format!(
+            ", installed {name} ({version}), upgrade policy {policy}"
+        ));
+    }
+    s
+}
+
+fn counts(o: &CatalogOutcome) -> String {
+    let CatalogOutcome::Filtered {
+        total,
+        in_channels,
+        in_version,
+        successors,
+        best,
+        candidates,
+    } = o
+    else {
+        return String::new();
+    };
+    let mut s = match total {
+        1 => "1 bundle of the package".to_string(),
+        n => format!("{n} bundles of the package"),
+    };
+    if let Some(n) = in_channels {
+        s.push_str(&format!(", {n} in the channels"));
+    }
+    if let Some(n) = in_version {
+        s.push_str(&format!(", {n} in the version range"));
+    }
+    if let Some(n) = successors {
+        s.push_str(&format!(", {n} successors or the installed version"));
+    }
+    match best {
+        Some(b) => s.push_str(&format!(
+            "; best of {candidates}: {} ({}){}",
+            b.bundle,
+            b.version,
+            if b.deprecated { ", deprecated" } else { "" }
+        )),
+        None => s.push_str("; no candidate"),
+    }
+    s
+}
+
+/// One catalog's line.
+fn catalog_line(c: &CatalogStat) -> String {
+    let what = match &c.outcome {
+        CatalogOutcome::NotSelected => "not selected by the extension's catalog selector".into(),
+        CatalogOutcome::Unavailable => "skipped: availabilityMode is Unavailable".into(),
+        CatalogOutcome::Unbound { .. } => "taken as empty: its contents were not given".into(),
+        CatalogOutcome::NoPackage => "does not have the package".into(),
+        o @ CatalogOutcome::Filtered { .. } => counts(o),
+    };
+    format!("catalog {} (priority {}): {what}", c.catalog, c.priority)
+}
+
+fn failure(d: &Decision, f: &Failure) -> String {
+    match f {
+        Failure::NoPackageName => "spec.source.catalog.packageName is empty".into(),
+        Failure::InvalidVersion(e) => e.clone(),
+        Failure::InvalidSelector(e) => format!("the catalog selector is invalid: {e}"),
+        Failure::InvalidInstalledVersion(e) => {
+            format!(
+                "the installed bundle's version (status.install.bundle.version) is invalid: {e}"
+            )
+        }
+        Failure::NoCandidates => {
+            let mut s = format!("no bundles found for package {:?}", d.package);
+            if let Some(v) = d.filter.version.as_deref().filter(|v| !v.is_empty()) {
+                s.push_str(&format!(" matching version {v:?}"));
+            }
+            if !d.filter.channels.is_empty() {
+                s.push_str(&format!(" in channels {}", d.filter.channels.join(", ")));
+            }
+            if let Some((name, _)) = &d.installed
+                && d.policy == UpgradePolicy::CatalogProvided
+            {
+                s.push_str(&format!(" that upgrade from {name}"));
+            }
+            s
+        }
+        Failure::PriorityTie { priority, catalogs } => format!(
+            "found bundles for package {:?} in multiple catalogs with the same priority {priority} ({}); OLM v1 does not pick between them: give one catalog a higher spec.priority, or narrow the extension's catalog selector",
+            d.package,
+            catalogs.join(", ")
+        ),
+    }
+}
+
+/// Why the extension gets its bundle, or none: what it asks for, each catalog's part, and
+/// the outcome.
+pub fn explanation(name: &str, d: &Decision) -> String {
+    let mut out = format!("clusterextension {name} asks for {}\n", asked(d));
+    for c in &d.catalogs {
+        out.push_str(&format!("  - {}\n", catalog_line(c)));
+    }
+    match &d.result {
+        Ok(chosen) => {
+            out.push_str(&format!(
+                "chosen: {} ({}) from catalog {}, the highest version there{}",
+                chosen.candidate.bundle,
+                chosen.candidate.version,
+                chosen.catalog,
+                if chosen.candidate.deprecated {
+                    " (deprecated, but no catalog offers a candidate that is not)"
+                } else {
+                    ""
+                }
+            ));
+            for (catalog, why) in &chosen.beaten {
+                out.push_str(&match why {
+                    Beaten::Deprecated => {
+                        format!("; catalog {catalog}'s best is deprecated")
+                    }
+                    Beaten::Priority(p) => {
+                        format!("; catalog {catalog} has the lower priority {p}")
+                    }
+                });
+            }
+            out.push('\n');
+        }
+        Err(f) => out.push_str(&format!("unsatisfiable: {}\n", failure(d, f))),
+    }
+    out
+}
+
+/// Diagnostics: catalogs the extension selects whose contents were not given.
+pub fn warnings(d: &Decision) -> Vec<String> {
+    d.catalogs
+        .iter()
+        .filter_map(|c| match &c.outcome {
+            CatalogOutcome::Unbound { image } => Some(match image {
+                Some(i) => format!(
+                    "catalog {} is taken as empty: fetch it with `opm render {i} -o yaml > DIR/catalog.yaml` and bind it with --catalog {}=DIR",
+                    c.catalog, c.catalog
+                ),
+                None => format!(
+                    "catalog {} is taken as empty: bind its contents with --catalog {}=PATH",
+                    c.catalog, c.catalog
+                ),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// OLM v1's refusal of a bundle that declares dependencies (its `NoDependencyValidation`).
+pub fn refused(bundle: &str, deps: &[DependencyAnswer]) -> String {
+    let mut props: Vec<&str> = deps.iter().map(|d| d.property.as_str()).collect();
+    props.dedup();
+    format!(
+        "OLM v1 refuses bundle {bundle}: it declares dependencies ({}) and OLM v1 resolves none (\"has a dependency declared via property ... which is currently not supported\"); it does not fall back to another bundle, so the extension fails until its filter or the catalog changes",
+        props.join(", ")
+    )
+}
+
+/// The text block of the extensions.
+pub fn render(extensions: &[ExtensionAnswer]) -> String {
+    let mut out = String::new();
+    for e in extensions {
+        let line = match (&e.bundle, e.action) {
+            (Some(b), Some(a)) => {
+                let from = e.catalog.as_deref().unwrap_or_default();
+                let verb = serde_json::to_value(a)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                match &e.installed {
+                    Some(i) if i != b => format!("{verb} {i} → {b} from catalog {from}"),
+                    Some(_) => format!("up to date ({b})"),
+                    None => format!("{verb} {b} from catalog {from}"),
+                }
+            }
+            _ => "unsatisfiable".to_string(),
+        };
+        out.push_str(&format!("clusterextension {}: {line}\n", e.name));
+        for l in e.explanation.lines() {
+            out.push_str(&format!("  {l}\n"));
+        }
+        for d in &e.dependencies {
+            out.push_str(&format!(
+                "  declares dependency: {} ({})\n",
+                d.requirement, d.property
+            ));
+        }
+        if let Some(o) = &e.olm_v1 {
+            out.push_str(&format!("  olm v1: {o}\n"));
+        }
+        for w in &e.warnings {
+            out.push_str(&format!("  warning: {w}\n"));
+        }
+    }
+    out
+}
