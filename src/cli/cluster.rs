@@ -28,9 +28,9 @@ pub struct ResolveArgs {
     /// `-` reads standard input).
     #[arg(required = true, value_name = "STATE")]
     pub state: Vec<PathBuf>,
-    /// The contents of CatalogSource NAMESPACE/NAME: an FBC file or directory, or bundle
-    /// directories (repeatable).
-    #[arg(long = "catalog", value_name = "NAMESPACE/NAME=PATH")]
+    /// The contents of CatalogSource NAMESPACE/NAME, or of OLM v1 ClusterCatalog NAME: an FBC
+    /// file or directory, or bundle directories (repeatable).
+    #[arg(long = "catalog", value_name = "NAMESPACE/NAME=PATH|NAME=PATH")]
     pub catalogs: Vec<String>,
     /// OLM's global catalog namespace (default: olm, or openshift-marketplace when only it
     /// has catalogs).

@@ -2,8 +2,8 @@
 //! catalog, and what OLM v1 itself refuses (docs/semantics.md §10).
 
 use crate::cluster::v1::{
-    Beaten, CatalogOutcome, CatalogStat, Decision, DependencyAnswer, ExtensionAnswer, Failure,
-    UpgradePolicy,
+    Advice, AdviceStatus, Beaten, CatalogOutcome, CatalogStat, Decision, DependencyAnswer,
+    ExtensionAnswer, Failure, UpgradePolicy,
 };
 
 /// What the extension asks for, in one line.
@@ -176,6 +176,41 @@ pub fn refused(bundle: &str, deps: &[DependencyAnswer]) -> String {
     )
 }
 
+/// The advice for declared dependencies, as text.
+fn advice(a: &Advice) -> String {
+    let mut out = String::new();
+    match a.status {
+        AdviceStatus::Resolved if a.add.is_empty() => out.push_str(
+            "  advice: the other ClusterExtensions already satisfy the declared dependencies\n",
+        ),
+        AdviceStatus::Resolved => {
+            for x in &a.add {
+                out.push_str(&format!(
+                    "  advice: add ClusterExtension {} for {} from catalog {}{}:\n",
+                    x.name,
+                    x.bundle,
+                    x.catalog,
+                    if x.olm_v1_refuses {
+                        " (it declares dependencies too, so OLM v1 would refuse it)"
+                    } else {
+                        ""
+                    }
+                ));
+                for l in x.yaml.lines() {
+                    out.push_str(&format!("    {l}\n"));
+                }
+            }
+        }
+        AdviceStatus::Unsatisfiable => {
+            out.push_str("  advice: no set of ClusterExtensions satisfies the declared dependencies together with the others:\n");
+            for l in a.explanation.as_deref().unwrap_or_default().lines() {
+                out.push_str(&format!("    {l}\n"));
+            }
+        }
+    }
+    out
+}
+
 /// The text block of the extensions.
 pub fn render(extensions: &[ExtensionAnswer]) -> String {
     let mut out = String::new();
@@ -207,6 +242,9 @@ pub fn render(extensions: &[ExtensionAnswer]) -> String {
         }
         if let Some(o) = &e.olm_v1 {
             out.push_str(&format!("  olm v1: {o}\n"));
+        }
+        if let Some(a) = &e.advice {
+            out.push_str(&advice(a));
         }
         for w in &e.warnings {
             out.push_str(&format!("  warning: {w}\n"));

@@ -67,6 +67,10 @@ pub struct ExtensionAnswer {
     pub olm_v1: Option<String>,
     /// Why this bundle, or why none: each catalog's part.
     pub explanation: String,
+    /// The ClusterExtensions to add for the declared dependencies, resolved together with
+    /// the other extensions (only when the bundle declares dependencies).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advice: Option<super::advice::Advice>,
     /// Diagnostics (catalogs taken as empty, and the like).
     pub warnings: Vec<String>,
 }
@@ -110,6 +114,7 @@ pub fn answer(name: &str, d: &Decision, set: Option<&CatalogSet>) -> ExtensionAn
         dependencies: Vec::new(),
         olm_v1: None,
         explanation: words::explanation(name, d),
+        advice: None,
         warnings: words::warnings(d),
     };
     let Ok(chosen) = &d.result else {

@@ -2,6 +2,7 @@
 //! OLM v1 would pick for each extension and why, and what OLM v1 itself would refuse
 //! (docs/semantics.md §10).
 
+mod advice;
 mod answer;
 mod catalogs;
 mod choose;
@@ -9,6 +10,7 @@ mod masterminds;
 mod object;
 mod resolve;
 
+pub use advice::{AddExtension, Advice, AdviceStatus, advise};
 pub use answer::{DependencyAnswer, ExtensionAction, ExtensionAnswer, ExtensionStatus, declared};
 pub use catalogs::{ClusterCatalog, cluster_catalogs};
 pub use choose::{

@@ -2,6 +2,7 @@
 //! whose contents are bound with `--catalog NAME=PATH`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::answer::{ExtensionAnswer, answer};
 use super::catalogs::{ClusterCatalog, cluster_catalogs};
@@ -22,9 +23,11 @@ fn bound(bindings: &[Binding]) -> Vec<(String, PathBuf)> {
 }
 
 /// The bound ClusterCatalogs' contents, loaded together (None when none is bound).
+/// Unavailable catalogs are not loaded: OLM v1 leaves them out of resolution.
 fn load(catalogs: &[ClusterCatalog], opts: &LoadOptions) -> Result<Option<CatalogSet>, StateError> {
     let sources: Vec<CatalogSource> = catalogs
         .iter()
+        .filter(|c| !c.unavailable)
         .filter_map(|c| {
             c.path.as_ref().map(|p| CatalogSource {
                 name: c.name.clone(),
@@ -59,7 +62,7 @@ pub fn resolve_extensions(
         return Ok(Vec::new());
     }
     let catalogs = cluster_catalogs(state, &bound(bindings));
-    let set = load(&catalogs, opts)?;
+    let set = load(&catalogs, opts)?.map(Arc::new);
     let mut out = Vec::new();
     for o in extensions {
         let Kind::ClusterExtension(spec, status) = &o.kind else {
@@ -68,9 +71,68 @@ pub fn resolve_extensions(
         let installed = status
             .installed()
             .map(|b| (b.name.as_str(), b.version.as_str()));
-        let d = decide(&spec.filter(), installed, &catalogs, set.as_ref());
-        out.push(answer(o.name(), &d, set.as_ref()));
+        let d = decide(&spec.filter(), installed, &catalogs, set.as_deref());
+        out.push(answer(o.name(), &d, set.as_deref()));
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
+    if let Some(set) = &set {
+        super::advice::advise(&mut out, set);
+    }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::read::read_text;
+
+    #[test]
+    fn bindings_with_and_without_a_namespace() {
+        let b = Binding::parse("operatorhubio=cat/").unwrap();
+        assert!(b.is_cluster_scoped() && b.name == "operatorhubio");
+        let b = Binding::parse("olm/ops=cat/").unwrap();
+        assert!(!b.is_cluster_scoped() && b.namespace == "olm");
+        for bad in ["/x=p", "a/b/c=p", "=p", "x=", "x"] {
+            assert!(Binding::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn v1_objects_are_read_with_their_fields() {
+        let text = "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata: {name: a}\nspec:\n  source:\n    catalog: {packageName: p, version: '~1.2', channels: [s], upgradeConstraintPolicy: SelfCertified, selector: {matchLabels: {k: v}}}\nstatus: {install: {bundle: {name: p.v1, version: 1.0.0}}}\n---\nstatus: {installedBundle: {name: q.v1, version: 1.0.0}}\nspec: {packageName: q, channel: c}\nkind: ClusterExtension\napiVersion: olm.operatorframework.io/v1alpha1\nmetadata: {name: b}\n---\napiVersion: olm.operatorframework.io/v1\nkind: ClusterCatalog\nmetadata: {name: c}\nspec: {priority: -5, availabilityMode: Unavailable, source: {type: Image, image: {ref: r}}}\n";
+        let state = ClusterState::from_dump(read_text("s.yaml", text).unwrap()).unwrap();
+        let exts: Vec<_> = state.of_kind(KindName::ClusterExtension).collect();
+        let Kind::ClusterExtension(spec, status) = &exts[0].kind else {
+            panic!()
+        };
+        let f = spec.filter();
+        assert_eq!(f.package_name.as_deref(), Some("p"));
+        assert_eq!(f.channels, ["s"]);
+        assert_eq!(
+            f.upgrade_constraint_policy.as_deref(),
+            Some("SelfCertified")
+        );
+        assert_eq!(status.installed().unwrap().name, "p.v1");
+        // v1alpha1, written with status and spec before kind (read after the document).
+        let Kind::ClusterExtension(spec, status) = &exts[1].kind else {
+            panic!()
+        };
+        assert_eq!(spec.filter().channels, ["c"]);
+        assert_eq!(status.installed().unwrap().name, "q.v1");
+        let catalogs = cluster_catalogs(&state, &[]);
+        assert_eq!(catalogs[0].priority, -5);
+        assert!(catalogs[0].unavailable);
+        assert_eq!(catalogs[0].image.as_deref(), Some("r"));
+        assert_eq!(catalogs[0].labels[super::super::CATALOG_NAME_LABEL], "c");
+    }
+
+    #[test]
+    fn a_malformed_extension_names_its_field() {
+        let text = "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata: {name: a}\nspec: {source: {catalog: {channels: stable}}}\n";
+        let e = read_text("s.yaml", text).unwrap_err().to_string();
+        assert!(
+            e.contains("ClusterExtension a") && e.contains("spec.source.catalog.channels"),
+            "{e}"
+        );
+    }
 }
