@@ -59,6 +59,14 @@ pub fn resolve_extensions(
 ) -> Result<Vec<ExtensionAnswer>, StateError> {
     let mut extensions = state.of_kind(KindName::ClusterExtension).peekable();
     if extensions.peek().is_none() {
+        // A ClusterCatalog binding with no ClusterExtension to use it is most likely a
+        // CatalogSource binding without its namespace.
+        if let Some(b) = bindings.iter().find(|b| b.is_cluster_scoped()) {
+            return Err(StateError::Binding {
+                binding: format!("{}={}", b.name, b.path.display()),
+                message: "NAME=PATH binds an OLM v1 ClusterCatalog, but the state has no ClusterExtension; a CatalogSource is bound with NAMESPACE/NAME=PATH".into(),
+            });
+        }
         return Ok(Vec::new());
     }
     let catalogs = cluster_catalogs(state, &bound(bindings));
