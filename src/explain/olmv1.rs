@@ -79,8 +79,8 @@ fn catalog_line(c: &CatalogStat) -> String {
 fn failure(d: &Decision, f: &Failure) -> String {
     match f {
         Failure::NoPackageName => "spec.source.catalog.packageName is empty".into(),
-        Failure::InvalidVersion(e) => e.clone(),
-        Failure::InvalidSelector(e) => format!("the catalog selector is invalid: {e}"),
+        Failure::InvalidVersion(e) => format!("spec.source.catalog.version: {e}"),
+        Failure::InvalidSelector(e) => format!("spec.source.catalog.selector is invalid: {e}"),
         Failure::InvalidInstalledVersion(e) => {
             format!(
                 "the installed bundle's version (status.install.bundle.version) is invalid: {e}"
