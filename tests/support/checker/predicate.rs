@@ -172,7 +172,9 @@ pub fn cel_true(program: &cel::Program, properties: &[(String, Value)]) -> bool 
             cel::Value::from(m)
         })
         .collect();
-    let mut ctx = cel::Context::default();
+    static ENV: std::sync::OnceLock<Arc<cel::Env>> = std::sync::OnceLock::new();
+    let env = ENV.get_or_init(|| Arc::new(cel::Env::stdlib()));
+    let mut ctx = cel::Context::with_env(Arc::clone(env));
     ctx.add_variable_from_value("properties", cel::Value::List(Arc::new(list)));
     if ctx.add_function("semver_compare", semver_compare).is_err() {
         return false;
