@@ -3,11 +3,15 @@
 //! stable toolchain). Only deppy's public API is used.
 //!
 //! Each function takes arbitrary bytes and must not panic, overflow the stack or hang. Where it
-//! is cheap, it also asserts an invariant (a resolved answer passes the independent checker, a
-//! strict range re-parses to the same meaning, a request survives a JSON round trip).
+//! is cheap, it also asserts an invariant: a resolved answer passes the independent checker of
+//! `tests/support/checker/` (which reads the same catalog text and the request as JSON and
+//! shares no code with deppy) and is minimal; on an input of at most 16 bundles, deppy
+//! resolves exactly when some subset of the bundles passes that checker; a strict range
+//! re-parses to the same meaning; a request survives a JSON round trip.
 
 #![allow(dead_code)]
 
+use std::cell::Cell;
 use std::path::PathBuf;
 
 use deppy::catalog::{CatalogSet, CatalogSource, Gvk, LoadOptions, SourceFile};
@@ -17,10 +21,60 @@ use deppy::generic::GenericFile;
 use deppy::range::VersionRange;
 use deppy::report::Report;
 use deppy::request::{Request, Requirement};
-use deppy::resolve::{Outcome, Resolver, check};
-use deppy::solver::{SolveOptions, Var};
+use deppy::resolve::{Outcome, Resolver};
+use deppy::solver::{SolveError, SolveOptions, Var};
 use deppy::version::Version;
 use serde_json::{Value, json};
+
+#[path = "../tests/support/checker/mod.rs"]
+mod checker;
+#[path = "../tests/support/generic_model.rs"]
+mod generic_model;
+
+/// How many answers this thread held against the independent checker, and how many inputs
+/// it could not read (tests/fuzz_corpus.rs prints both).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tally {
+    /// Outcomes (resolved or not) the checker judged.
+    pub judged: usize,
+    /// Of those, decided by trying every subset of the bundles.
+    pub brute_forced: usize,
+    /// Resolutions whose input the checker could not read (with the first reason).
+    pub unread: usize,
+}
+
+thread_local! {
+    static TALLY: Cell<Tally> = Cell::new(Tally::default());
+    static FIRST_UNREAD: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// This thread's tally since the last call, and the first input the checker could not read.
+pub fn take_tally() -> (Tally, Option<String>) {
+    (TALLY.take(), FIRST_UNREAD.take())
+}
+
+fn count(f: impl FnOnce(&mut Tally)) {
+    TALLY.with(|t| {
+        let mut v = t.get();
+        f(&mut v);
+        t.set(v);
+    });
+}
+
+/// The checker's view of catalog texts named (name, priority); None when a text does not
+/// parse as its documents.
+fn checker_inputs(parts: &[(String, i32, &str)]) -> Option<Vec<checker::CatalogInput>> {
+    parts
+        .iter()
+        .map(|(name, priority, text)| {
+            Some(checker::CatalogInput {
+                name: name.clone(),
+                priority: *priority,
+                docs: checker::documents(text).ok()?,
+            })
+        })
+        .collect()
+}
 
 /// A target's body.
 pub type Target = fn(&[u8]);
@@ -73,8 +127,8 @@ fn load_one(path: &str, body: String, keep_heavy: bool) -> Option<CatalogSet> {
 }
 
 /// Resolves the first few packages of `set` one at a time and holds each answer against the
-/// checker; words every failure.
-fn resolve_some_packages(set: CatalogSet, max: usize) {
+/// independent checker; words every failure.
+fn resolve_some_packages(set: CatalogSet, max: usize, inputs: Option<&[checker::CatalogInput]>) {
     let mut names: Vec<String> = set
         .packages
         .iter()
@@ -91,7 +145,7 @@ fn resolve_some_packages(set: CatalogSet, max: usize) {
             }],
             ..Request::default()
         };
-        resolve_and_check(&resolver, &request);
+        resolve_and_check(&resolver, &request, inputs);
     }
 }
 
@@ -103,32 +157,80 @@ fn resolver(set: CatalogSet) -> Resolver {
     })
 }
 
-/// One resolution: a resolved answer must pass the checker and serialize; a failure must be
-/// worded.
-fn resolve_and_check(resolver: &Resolver, request: &Request) -> Option<bool> {
+/// One resolution: a resolved answer must serialize, pass the independent checker and be
+/// minimal; on at most 16 bundles, deppy resolves exactly when some subset passes the checker;
+/// a failure must be worded.
+fn resolve_and_check(
+    resolver: &Resolver,
+    request: &Request,
+    inputs: Option<&[checker::CatalogInput]>,
+) -> Option<bool> {
     let (universe, outcome) = resolver.resolve(request).ok()?;
-    match &outcome {
-        Outcome::Resolved(answer) => {
-            if let Err(v) = check(&universe, request, &answer.bundles) {
-                panic!("a resolved answer fails the checker: {v}");
-            }
-        }
-        Outcome::Unsatisfiable(failure) => {
-            let words = explain_failure(failure, &universe, request, Detail::Full);
-            assert!(words.starts_with("No resolution exists"), "{words}");
-        }
+    if let Outcome::Unsatisfiable(failure) = &outcome {
+        let words = explain_failure(failure, &universe, request, Detail::Full);
+        assert!(words.starts_with("No resolution exists"), "{words}");
     }
     let report = Report::new(&universe, request, &outcome, Detail::Summary, Vec::new());
     let _ = report.to_text();
-    let json = serde_json::to_string(&report);
+    let json = serde_json::to_value(&report);
     assert!(json.is_ok(), "a report does not serialize: {json:?}");
-    Some(matches!(outcome, Outcome::Resolved(_)))
+    let resolved = matches!(outcome, Outcome::Resolved(_));
+    if let (Some(inputs), Ok(json)) = (inputs, &json) {
+        check_independently(inputs, request, resolved, json);
+    }
+    Some(resolved)
+}
+
+/// Holds an outcome against the independent checker.
+fn check_independently(
+    inputs: &[checker::CatalogInput],
+    request: &Request,
+    resolved: bool,
+    report: &Value,
+) {
+    let world = serde_json::to_value(request)
+        .map_err(|e| e.to_string())
+        .and_then(|r| checker::World::new(inputs, &r, None));
+    let world = match world {
+        Ok(w) => w,
+        Err(e) => {
+            count(|t| t.unread += 1);
+            FIRST_UNREAD.with(|f| {
+                f.borrow_mut().get_or_insert(e);
+            });
+            return;
+        }
+    };
+    if resolved {
+        let sel = world
+            .selection_of_report(report)
+            .unwrap_or_else(|e| panic!("the independent checker: {e}"));
+        if let Err(v) = world.check(&sel) {
+            panic!("a resolved answer fails the independent checker: {v}");
+        }
+        if let Err(v) = world.justified(&sel) {
+            panic!("a resolved answer is not minimal: {v}");
+        }
+    }
+    if world.bundles.len() <= 16
+        && let Some(masks) = world.masks()
+    {
+        let exists = (0u32..(1 << masks.n)).any(|s| masks.valid(s));
+        assert_eq!(
+            resolved, exists,
+            "deppy resolved={resolved}, a valid subset of the bundles exists={exists}"
+        );
+        count(|t| t.brute_forced += 1);
+    }
+    count(|t| t.judged += 1);
 }
 
 /// FBC JSON: the text as one `.json` catalog file; what loads is resolved package by package.
 pub fn fbc_json(data: &[u8]) {
-    if let Some(set) = load_one("fuzz.json", text(data), false) {
-        resolve_some_packages(set, 3);
+    let body = text(data);
+    if let Some(set) = load_one("fuzz.json", body.clone(), false) {
+        let inputs = checker_inputs(&[("fuzz".into(), 0, &body)]);
+        resolve_some_packages(set, 3, inputs.as_deref());
     }
 }
 
@@ -137,7 +239,7 @@ pub fn fbc_json(data: &[u8]) {
 pub fn fbc_yaml(data: &[u8]) {
     let body = text(data);
     let light = load_one("fuzz.yaml", body.clone(), false);
-    let heavy = load_one("fuzz.yaml", body, true);
+    let heavy = load_one("fuzz.yaml", body.clone(), true);
     if let (Some(a), Some(b)) = (&light, &heavy) {
         let names = |s: &CatalogSet| -> Vec<(String, String)> {
             s.bundles
@@ -152,7 +254,8 @@ pub fn fbc_yaml(data: &[u8]) {
         );
     }
     if let Some(set) = light {
-        resolve_some_packages(set, 3);
+        let inputs = checker_inputs(&[("fuzz".into(), 0, &body)]);
+        resolve_some_packages(set, 3, inputs.as_deref());
     }
 }
 
@@ -428,6 +531,15 @@ pub fn resolve(data: &[u8]) {
         });
         (name, c.priority)
     };
+    let named_parts: Vec<(String, i32, &str)> = catalog_parts
+        .iter()
+        .take(4)
+        .enumerate()
+        .map(|(i, t)| {
+            let (name, priority) = named(i);
+            (name, priority, *t)
+        })
+        .collect();
     let catalogs: Vec<(CatalogSource, Vec<SourceFile>)> = catalog_parts
         .iter()
         .take(4)
@@ -444,8 +556,9 @@ pub fn resolve(data: &[u8]) {
     let Ok(set) = CatalogSet::load_files(&catalogs, &LoadOptions::default()) else {
         return;
     };
+    let inputs = checker_inputs(&named_parts);
     let Some(mut req) = request else {
-        resolve_some_packages(set, 3);
+        resolve_some_packages(set, 3, inputs.as_deref());
         return;
     };
     req.catalogs.clear();
@@ -463,7 +576,7 @@ pub fn resolve(data: &[u8]) {
     if let Err(e) = resolver.check_on_demand(&req) {
         panic!("derivation on demand differs from the whole program: {e}");
     }
-    if resolve_and_check(&resolver, &req).is_some() {
+    if resolve_and_check(&resolver, &req, inputs.as_deref()).is_some() {
         assert_eq!(
             first,
             report(&req),
@@ -503,9 +616,24 @@ pub fn generic(data: &[u8]) {
             .collect();
         assert_eq!(selected.len(), answer.selected.len());
         assert_eq!(
-            problem.check(&selected),
-            Ok(()),
+            generic_model::first_broken(&problem, &selected),
+            None,
             "a resolved generic answer breaks a constraint"
         );
+    }
+    // Small problems: the model decides satisfiability by trying every selection, and an
+    // unsatisfiability proof is checked step by step.
+    if problem.var_count() <= 16 {
+        let valid = generic_model::valid_masks(&problem);
+        match deppy::solver::solve(&problem, &options) {
+            Ok(_) => assert!(!valid.is_empty(), "solved, but no selection is valid"),
+            Err(SolveError::Unsatisfiable(tree)) => {
+                assert!(valid.is_empty(), "unsatisfiable, but a selection is valid");
+                if let Err(e) = generic_model::check_proof(&problem, &tree) {
+                    panic!("an unsound proof: {e}");
+                }
+            }
+            Err(SolveError::GaveUp { .. }) => {}
+        }
     }
 }

@@ -32,6 +32,7 @@ fn run_target(target: &str) {
     let files = corpus_files(target);
     assert!(!files.is_empty(), "fuzz/corpus/{target} is empty");
     let start = std::time::Instant::now();
+    let _ = harness::take_tally();
     let mut failures = Vec::new();
     let verbose = std::env::var_os("DEPPY_FUZZ_VERBOSE").is_some();
     for file in &files {
@@ -48,11 +49,22 @@ fn run_target(target: &str) {
             failures.push(format!("{}: {msg}", file.display()));
         }
     }
+    let (tally, unread) = harness::take_tally();
     println!(
-        "fuzz corpus {target}: {} inputs in {:.2} s",
+        "fuzz corpus {target}: {} inputs in {:.2} s; {} outcomes held against the independent checker ({} by trying every subset), {} it could not read{}",
         files.len(),
-        start.elapsed().as_secs_f64()
+        start.elapsed().as_secs_f64(),
+        tally.judged,
+        tally.brute_forced,
+        tally.unread,
+        unread.map(|u| format!(" (first: {u})")).unwrap_or_default()
     );
+    if ["fbc_json", "fbc_yaml", "resolve"].contains(&target) {
+        assert!(
+            tally.judged * 2 > tally.judged + tally.unread && tally.brute_forced > 0,
+            "the independent checker judged too few outcomes of {target}: {tally:?}"
+        );
+    }
     assert!(
         failures.is_empty(),
         "{} of {} corpus inputs of {target} fail:\n{}",

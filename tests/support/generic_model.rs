@@ -159,3 +159,24 @@ pub fn check_proof<L: PartialEq + Debug>(
     }
     Ok(())
 }
+
+/// The first entry a selection of any size breaks, if any.
+pub fn first_broken<L>(p: &Problem<L>, sel: &[Var]) -> Option<usize> {
+    let chosen: std::collections::HashSet<Var> = sel.iter().copied().collect();
+    let on = |v: &Var| chosen.contains(v);
+    p.entries().iter().position(|e| {
+        let ok = match &e.constraint {
+            Constraint::Mandatory => on(&e.subject),
+            Constraint::Prohibited => !on(&e.subject),
+            Constraint::Dependency(list) => !on(&e.subject) || list.iter().any(on),
+            Constraint::Conflict(o) => !(on(&e.subject) && on(o)),
+            Constraint::AtMost { n, vars } => {
+                let mut hit: Vec<&Var> = vars.iter().filter(|v| on(v)).collect();
+                hit.sort();
+                hit.dedup();
+                hit.len() <= *n
+            }
+        };
+        !ok
+    })
+}

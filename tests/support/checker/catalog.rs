@@ -160,8 +160,14 @@ pub struct Catalog {
     pub deprecations: Vec<(String, Deprecated)>,
 }
 
+/// A scalar field as text (YAML reads `1.1` or `16` as numbers; a catalog means the name).
 fn text(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_str).map(str::to_string)
+    match v.get(key)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
 }
 
 impl Catalog {
@@ -173,10 +179,11 @@ impl Catalog {
         };
         for d in &input.docs {
             match d.get("schema").and_then(Value::as_str) {
-                Some("olm.package") => c.packages.push((
-                    text(d, "name").ok_or("a package without name")?,
-                    text(d, "defaultChannel").filter(|s| !s.is_empty()),
-                )),
+                // A package document without a name names nothing a rule can use.
+                Some("olm.package") => c.packages.extend(
+                    text(d, "name")
+                        .map(|n| (n, text(d, "defaultChannel").filter(|s| !s.is_empty()))),
+                ),
                 Some("olm.channel") => {
                     let entries = d
                         .get("entries")

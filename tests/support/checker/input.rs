@@ -7,8 +7,14 @@ use serde_json::Value;
 use super::predicate::{self, Gvk, Pred};
 use super::range::Range;
 
+/// A scalar field as text (YAML reads `1.1` or `16` as numbers; a catalog means the name).
 fn text(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_str).map(str::to_string)
+    match v.get(key)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
 }
 
 fn list<'v>(v: &'v Value, key: &str) -> &'v [Value] {

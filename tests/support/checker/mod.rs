@@ -343,7 +343,8 @@ impl World {
         let mut gvks = Vec::new();
         let mut groups: [Vec<Pred>; 4] = Default::default();
         let mut deprecated = false;
-        for (t, v) in &bundle.properties {
+        // A property without a value states nothing (real catalogs have some).
+        for (t, v) in bundle.properties.iter().filter(|(_, v)| !v.is_null()) {
             match t.as_str() {
                 "olm.gvk" => gvks.push(predicate::gvk_of(v)?),
                 "olm.deprecated" => deprecated = true,
