@@ -20,7 +20,11 @@ pub fn documents(text: &str) -> Result<Vec<Value>, String> {
             .collect::<Result<_, _>>()
             .map_err(|e| e.to_string())
     } else {
-        let docs: Vec<Value> = serde_saphyr::from_multiple(text).map_err(|e| e.to_string())?;
+        // YAML 1.2 booleans only: a package named `y` is a name, not `true`.
+        let mut options = serde_saphyr::Options::default();
+        options.strict_booleans = true;
+        let docs: Vec<Value> =
+            serde_saphyr::from_multiple_with_options(text, options).map_err(|e| e.to_string())?;
         Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
     }
 }
