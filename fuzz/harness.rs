@@ -26,8 +26,12 @@ use deppy::solver::{SolveError, SolveOptions, Var};
 use deppy::version::Version;
 use serde_json::{Value, json};
 
+#[path = "cel_cost.rs"]
+pub mod cel_cost;
 #[path = "../tests/support/checker/mod.rs"]
 mod checker;
+#[path = "constraint_print.rs"]
+pub mod constraint_print;
 #[path = "../tests/support/generic_model.rs"]
 mod generic_model;
 
@@ -41,6 +45,10 @@ pub struct Tally {
     pub brute_forced: usize,
     /// Resolutions whose input the checker could not read (with the first reason).
     pub unread: usize,
+    /// CEL evaluations whose work was held against the cost estimate.
+    pub costs: usize,
+    /// Constraints printed back and parsed again.
+    pub round_trips: usize,
 }
 
 thread_local! {
@@ -423,8 +431,8 @@ const CONSTRAINT_TYPES: &[&str] = &[
 
 /// `olm.constraint` values (and the alias and simple requirement forms, chosen by the first
 /// byte), parsed with the default limits, then tested against fixed candidates. The same JSON
-/// as a decoded value parses to the same constraint. Also parses the text as an admin
-/// constraint and as a cluster node.
+/// as a decoded value parses to the same constraint, and so does the parsed tree printed back
+/// as a property. Also parses the text as an admin constraint and as a cluster node.
 pub fn constraint(data: &[u8]) {
     let (kind, rest) = match data.split_first() {
         Some((k, rest)) if *k < 0x20 => (
@@ -442,6 +450,13 @@ pub fn constraint(data: &[u8]) {
     let parsed = Constraint::parse_typed(kind, &raw, &limits, &mut cache);
     if let Ok(c) = &parsed {
         exercise(c);
+        // Printed back as a property and parsed again: the same tree.
+        let (kind, value) = constraint_print::printed(c);
+        match Constraint::from_typed_value(&kind, &value, &limits, &mut cache) {
+            Ok(again) => assert_eq!(&again, c, "printed as {kind} {value}"),
+            Err(e) => panic!("the printed constraint {kind} {value} does not parse: {e}"),
+        }
+        count(|t| t.round_trips += 1);
     }
     if let Ok(value) = serde_json::from_str::<Value>(&raw) {
         let decoded = Constraint::from_typed_value(kind, &value, &limits, &mut cache);
@@ -466,7 +481,9 @@ pub fn constraint(data: &[u8]) {
 
 /// CEL: the text up to the first NUL byte is a rule; after it, an optional JSON list of
 /// `{type, value}` properties to evaluate it against (besides the fixed candidates). The rule
-/// is compiled with the default limits and evaluated under `Constraint::test`.
+/// is compiled with the default limits and evaluated under `Constraint::test`; on inputs whose
+/// lists hold at most 100 elements, evaluating it iterates over no more list elements than
+/// its estimated cost.
 pub fn cel(data: &[u8]) {
     let (rule, props) = match data.iter().position(|b| *b == 0) {
         Some(i) => (data.get(..i).unwrap_or(&[]), data.get(i + 1..)),
@@ -477,9 +494,32 @@ pub fn cel(data: &[u8]) {
     let Ok(compiled) = cache.compile(&rule, &Limits::default(), "rule") else {
         return;
     };
-    let _ = compiled.cost();
+    let cost = compiled.cost();
     let c = Constraint::new(Predicate::Cel(compiled));
     exercise(&c);
+    // Evaluation never does more work than the estimate, on inputs whose lists are no longer
+    // than the estimate assumes.
+    let within_estimate = |properties: &[(String, Value)]| {
+        let longest = properties
+            .iter()
+            .map(|(_, v)| cel_cost::longest_list(v))
+            .max()
+            .unwrap_or(0)
+            .max(properties.len());
+        if longest > cel_cost::ASSUMED_LIST {
+            return;
+        }
+        if let Some(n) = cel_cost::iterations(&rule, properties) {
+            assert!(
+                n <= cost,
+                "{rule:?} iterated {n} list elements, more than its estimated cost {cost}"
+            );
+            count(|t| t.costs += 1);
+        }
+    };
+    for (_, _, _, properties) in candidates() {
+        within_estimate(&properties);
+    }
     let Some(Ok(Value::Array(list))) = props.map(serde_json::from_slice::<Value>) else {
         return;
     };
@@ -499,6 +539,7 @@ pub fn cel(data: &[u8]) {
         properties: &properties,
     };
     let _ = c.test(&view);
+    within_estimate(&properties);
 }
 
 /// A whole resolution. The input is split at lines holding only `%%`: every part but the
@@ -635,5 +676,6 @@ pub fn generic(data: &[u8]) {
             }
             Err(SolveError::GaveUp { .. }) => {}
         }
+        count(|t| t.brute_forced += 1);
     }
 }
