@@ -270,11 +270,33 @@ fn invariants(dir: &Path, name: &str, first: &Answer) -> Option<String> {
     None
 }
 
+/// Every scenario here runs and passes, so a README may not call a scenario pending or
+/// failing, and a folder it names (`_name/...`) must exist.
+fn readme_error(dir: &Path, readme: &str) -> Option<String> {
+    let lower = readme.to_lowercase();
+    for word in ["pending", "currently fails", "does not pass yet"] {
+        if lower.contains(word) {
+            return Some(format!("says {word:?}, but every scenario of the suite passes"));
+        }
+    }
+    let root = dir.parent()?;
+    readme
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|t| t.starts_with('_') && t.contains('/'))
+        .find(|t| !root.join(t).exists())
+        .map(|t| format!("names `{t}`, which does not exist"))
+}
+
 /// Runs one scenario: its failure, if any.
 fn check(dir: &Path) -> Option<String> {
     let name = dir.file_name()?.to_str()?.to_string();
-    if !dir.join("README.md").exists() {
+    let Ok(readme) = fs::read_to_string(dir.join("README.md")) else {
         return Some(format!("{name}: no README.md"));
+    };
+    if let Some(e) = readme_error(dir, &readme) {
+        return Some(format!("{name}: README.md {e}"));
     }
     let first = scenario::run_dir(dir);
     let expected = fs::read_to_string(dir.join(EXPECTED)).unwrap_or_default();
