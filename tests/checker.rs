@@ -211,3 +211,39 @@ fn installed_bundle_in_no_catalog_keeps_its_requirements() {
     assert_eq!(w.check(&[x, a1]), Ok(()));
     assert!(w.check(&[x, a2]).is_err(), "upgrading a breaks x.v1");
 }
+
+#[test]
+fn installed_entries_as_docs_semantics_7_writes_them() {
+    // Looked up by name alone; `@existing` never matches a catalog bundle.
+    let w = world(
+        json!({"require": [{"package": "a"}], "installed": [{"bundle": "a.v1"}]}),
+        None,
+    );
+    assert_eq!(w.installed, pick(&w, "a.v1"));
+    let w = world(
+        json!({"require": [{"package": "a"}],
+               "installed": [{"bundle": "a.v1", "catalog": "@existing", "package": "a", "version": "1.0.0"}]}),
+        None,
+    );
+    assert_eq!(w.bundles[w.installed[0]].catalog, None);
+    // A kept entry must stay; only one installed bundle per package may move.
+    let kept = json!({"require": [{"package": "a"}],
+        "installed": [{"bundle": "a.v1", "keep": true}]});
+    let w = world(kept, None);
+    assert!(w.check(&pick(&w, "a.v2")).is_err(), "a kept bundle moved");
+    let two = json!({"installed": [{"bundle": "a.v1"}, {"bundle": "a.v2"}]});
+    let input = CatalogInput {
+        name: "main".into(),
+        priority: 0,
+        docs: documents(CATALOG).expect("parses"),
+    };
+    assert!(World::new(&[input], &two, None).is_err());
+    // An installed bundle in no catalog stays even under a requirement naming a catalog.
+    let w = world(
+        json!({"require": [{"package": "a", "catalog": "main"}],
+               "installed": [{"bundle": "a.v7", "package": "a", "version": "7.0.0"}]}),
+        None,
+    );
+    let a7 = w.find("@installed", "a.v7").expect("installed a.v7");
+    assert_eq!(w.check(&[a7]), Ok(()));
+}

@@ -2,8 +2,10 @@
 //! catalogs stress what decides between valid answers: up to three catalogs with tied or
 //! different priorities, packages shipped by several catalogs, two channels with either one
 //! the default, upgrade edges by replaces, skips and skipRange, `olm.deprecations` of a
-//! package, a channel or a bundle, APIs several packages provide, installed bundles and
-//! `keepInstalled`, requirements with a catalog or a channel.
+//! package, a channel or a bundle, APIs several packages provide, local catalogs, installed
+//! bundles in every form §7 allows (named in full or by name, in no catalog with their own
+//! properties, `@existing`, `keep`) and `keepInstalled`, requirements with a catalog or a
+//! channel, or on a package no catalog offers any more.
 //!
 //! The model (`tests/support/checker/preference.rs`, sharing no code with deppy) tries every
 //! subset of the bundles for validity, then replays §5: requirements in request order,
@@ -139,26 +141,92 @@ fn random_case(rng: &mut Rng) -> Case {
             q
         })
         .collect();
-    let mut installed = Vec::new();
-    for p in 0..npkg {
-        let of: Vec<&(usize, usize, usize)> = bundles.iter().filter(|b| b.1 == p).collect();
-        if !of.is_empty() && rng.chance(25) {
-            let (c, p, v) = *of[rng.below(of.len())];
-            installed.push(
-                json!({"bundle": format!("p{p}.v{v}"), "package": format!("p{p}"),
-                "version": format!("1.{v}.0"), "catalog": CATALOGS[c]}),
-            );
-        }
+    let installed = random_installed(rng, npkg, &bundles);
+    let mut require = require;
+    // A requirement on a package no catalog offers any more, kept by its installed bundle.
+    if installed.iter().any(|i| i["package"] == "pz") && rng.chance(50) {
+        require.push(json!({"package": "pz"}));
     }
     let catalogs = docs
         .into_iter()
         .enumerate()
         .map(|(c, d)| (CATALOGS[c].to_string(), rng.below(2) as i32, d))
         .collect();
-    Case {
-        catalogs,
-        request: json!({"require": require, "installed": installed, "keepInstalled": rng.chance(30)}),
+    let mut request =
+        json!({"require": require, "installed": installed, "keepInstalled": rng.chance(30)});
+    if rng.chance(25) {
+        request["localCatalogs"] = json!([CATALOGS[rng.below(ncat)]]);
     }
+    Case { catalogs, request }
+}
+
+/// Installed entries in the forms docs/semantics.md §7 allows: a catalog bundle named in full,
+/// by `{bundle, catalog}` or by `{bundle, package}`; a bundle no catalog has (of a catalog's
+/// package or of package `pz`, which no catalog offers), with its own properties, its package
+/// and version from the entry or only from its `olm.package` property, or in the `@existing`
+/// catalog; sometimes marked `keep`, and sometimes a second, kept bundle of a package.
+fn random_installed(rng: &mut Rng, npkg: usize, bundles: &[(usize, usize, usize)]) -> Vec<Value> {
+    let mut installed = Vec::new();
+    for p in 0..=npkg {
+        if !rng.chance(25) {
+            continue;
+        }
+        let of: Vec<&(usize, usize, usize)> = bundles.iter().filter(|b| b.1 == p).collect();
+        let mut entry = if !of.is_empty() && rng.chance(70) {
+            let (c, p, v) = *of[rng.below(of.len())];
+            match rng.below(3) {
+                0 => json!({"bundle": format!("p{p}.v{v}"), "package": format!("p{p}"),
+                    "version": format!("1.{v}.0"), "catalog": CATALOGS[c]}),
+                1 => json!({"bundle": format!("p{p}.v{v}"), "catalog": CATALOGS[c]}),
+                _ => json!({"bundle": format!("p{p}.v{v}"), "package": format!("p{p}")}),
+            }
+        } else {
+            let pkg = if p == npkg || rng.chance(30) {
+                "pz".to_string()
+            } else {
+                format!("p{p}")
+            };
+            let mut props = vec![
+                json!({"type": "olm.package", "value": {"packageName": pkg, "version": "1.9.0"}}),
+            ];
+            if rng.chance(40) {
+                props.push(json!({"type": "olm.gvk", "value": gvk(rng.below(2))}));
+            }
+            if rng.chance(30) {
+                props.push(json!({"type": "olm.gvk.required", "value": gvk(rng.below(2))}));
+            }
+            if rng.chance(30) {
+                let target = format!("p{}", rng.below(npkg));
+                let range = format!(">=1.{}.0", rng.below(3));
+                props.push(json!({"type": "olm.package.required", "value": {"packageName": target, "versionRange": range}}));
+            }
+            let mut e = json!({"bundle": format!("{pkg}.v9"), "properties": props});
+            if rng.chance(60) {
+                e["package"] = json!(pkg);
+                e["version"] = json!("1.9.0");
+            }
+            if pkg != "pz" && rng.chance(30) {
+                // A name some catalog may have: `@existing` keeps it apart.
+                e["bundle"] = json!(format!("{pkg}.v0"));
+                e["catalog"] = json!("@existing");
+            }
+            e
+        };
+        if rng.chance(15) {
+            entry["keep"] = json!(true);
+        }
+        installed.push(entry);
+    }
+    if let Some(pkg) = installed
+        .first()
+        .and_then(|e| e["package"].as_str())
+        .map(str::to_string)
+        && rng.chance(10)
+    {
+        installed.push(json!({"bundle": format!("{pkg}.v8"), "package": pkg, "version": "1.8.0", "keep": true}));
+    }
+    rng.shuffle(&mut installed);
+    installed
 }
 
 /// deppy's answer as sorted `catalog/bundle` names, None when unsatisfiable.
@@ -234,6 +302,8 @@ fn model_answer(case: &Case) -> Result<Option<Vec<String>>, String> {
 struct Tally {
     cases: usize,
     resolved: usize,
+    /// Inputs both refuse as bad input.
+    refused: usize,
 }
 
 fn run(first: usize, count: usize, stride: usize) -> Tally {
@@ -241,6 +311,7 @@ fn run(first: usize, count: usize, stride: usize) -> Tally {
     let mut t = Tally {
         cases: 0,
         resolved: 0,
+        refused: 0,
     };
     let mut i = first;
     while i < count {
@@ -266,15 +337,21 @@ fn run(first: usize, count: usize, stride: usize) -> Tally {
                 docs.join("\n")
             )
         };
-        let got = deppy_answer(&case).unwrap_or_else(|e| fail(e));
-        let want = model_answer(&case).unwrap_or_else(|e| fail(e));
-        if got != want {
-            fail(format!(
-                "deppy answers {got:?}, docs/semantics.md §5 prefers {want:?}"
-            ));
+        match (deppy_answer(&case), model_answer(&case)) {
+            (Ok(got), Ok(want)) => {
+                if got != want {
+                    fail(format!(
+                        "deppy answers {got:?}, docs/semantics.md §5 prefers {want:?}"
+                    ));
+                }
+                t.resolved += usize::from(got.is_some());
+            }
+            // Bad input for both (e.g. a bundle named without a catalog that two catalogs have).
+            (Err(_), Err(_)) => t.refused += 1,
+            (Err(e), Ok(_)) => fail(format!("deppy refuses the input, the model reads it: {e}")),
+            (Ok(_), Err(e)) => fail(format!("deppy reads the input, the model refuses it: {e}")),
         }
         t.cases += 1;
-        t.resolved += usize::from(got.is_some());
         i += stride;
     }
     t
@@ -287,12 +364,17 @@ fn answers_are_the_most_preferred_valid_selection() {
     let tallies = oracle::on_every_core(count, run);
     let cases: usize = tallies.iter().map(|t| t.cases).sum();
     let resolved: usize = tallies.iter().map(|t| t.resolved).sum();
+    let refused: usize = tallies.iter().map(|t| t.refused).sum();
     println!(
-        "oracle_preference: {cases} random catalogs+requests ({resolved} resolved) checked in {:.1} s on {} threads",
+        "oracle_preference: {cases} random catalogs+requests ({resolved} resolved, {refused} refused as bad input by both) checked in {:.1} s on {} threads",
         start.elapsed().as_secs_f64(),
         tallies.len()
     );
     assert_eq!(cases, count);
+    assert!(
+        refused * 10 < cases,
+        "too many cases are bad input: {refused}"
+    );
 }
 
 /// docs/semantics.md §4/§7: an upgrade edge is a channel entry's, and a requirement's moves are

@@ -276,7 +276,9 @@ fn readme_error(dir: &Path, readme: &str) -> Option<String> {
     let lower = readme.to_lowercase();
     for word in ["pending", "currently fails", "does not pass yet"] {
         if lower.contains(word) {
-            return Some(format!("says {word:?}, but every scenario of the suite passes"));
+            return Some(format!(
+                "says {word:?}, but every scenario of the suite passes"
+            ));
         }
     }
     let root = dir.parent()?;

@@ -47,6 +47,8 @@ pub struct Installed {
     pub version: Option<String>,
     pub catalog: Option<String>,
     pub properties: Vec<(String, Value)>,
+    /// Stays exactly as it is.
+    pub keep: bool,
 }
 
 /// What an admin or cluster rule does to candidates.
@@ -66,6 +68,8 @@ pub struct Cluster {
 }
 
 pub struct Request {
+    /// Catalogs of the namespace being resolved, preferred at equal priority.
+    pub local_catalogs: Vec<String>,
     pub require: Vec<Requirement>,
     pub installed: Vec<Installed>,
     pub keep_installed: bool,
@@ -198,6 +202,7 @@ impl Request {
                     }),
                     catalog: text(i, "catalog"),
                     properties: typed_list(list(i, "properties")),
+                    keep: i.get("keep").and_then(Value::as_bool).unwrap_or(false),
                 })
             })
             .collect::<Result<_, String>>()?;
@@ -210,6 +215,10 @@ impl Request {
             Some(c) => Some(cluster(c)?),
         };
         Ok(Request {
+            local_catalogs: list(v, "localCatalogs")
+                .iter()
+                .filter_map(|c| c.as_str().map(str::to_string))
+                .collect(),
             require,
             installed,
             keep_installed: v

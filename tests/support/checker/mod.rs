@@ -10,10 +10,11 @@
 //! `cel` crate directly, with OLM's `properties` variable and `semver_compare` defined here).
 //! `tests/checker.rs` enforces this by reading the `use` lines of these files.
 //!
-//! Installed bundles follow §7 as written: an installed entry is looked up by name (in its
-//! catalog when one is given, else in every catalog; several matches are an error); one found
-//! in no catalog keeps every property it declares, and a requirement's catalog never makes it
-//! a "requested" move.
+//! Installed bundles follow §7 as written: an installed entry is looked up by name in every
+//! catalog (the named catalog wins among several; `@existing` matches none); one found in no
+//! catalog keeps every property it declares and a requirement's catalog never makes it a
+//! "requested" move; entries marked `keep` stay exactly, and only one installed bundle per
+//! package may move.
 #![allow(dead_code, unused_imports)]
 
 pub mod catalog;
@@ -65,6 +66,9 @@ pub struct Bundle {
     pub gvks: Vec<Gvk>,
     /// Dependencies: package, then GVK, then label requirements, then constraints.
     pub deps: Vec<Pred>,
+    /// Per dependency: the cluster node may meet it (GVK requirements and constraints; never
+    /// package or label requirements, §6.3).
+    pub cluster_may_meet: Vec<bool>,
     /// Has an `olm.deprecated` property.
     pub deprecated: bool,
     /// Deprecated by its catalog's `olm.deprecations` (package, bundle, or every channel
@@ -183,6 +187,7 @@ impl World {
                 properties: rb.properties.clone(),
                 gvks: Vec::new(),
                 deps: Vec::new(),
+                cluster_may_meet: Vec::new(),
                 deprecated: false,
                 catalog_deprecated: false,
                 members: Vec::new(),
@@ -255,6 +260,10 @@ impl World {
         self.catalogs.iter().position(|(n, _)| n == name)
     }
 
+    /// §7: an entry is looked up by name (and package, when given) in every catalog; when
+    /// several have it, the catalog the entry names wins, else it is bad input; `@existing`
+    /// never matches a catalog bundle. One found nowhere is a bundle of no catalog, its
+    /// package and version from the entry or its `olm.package` property.
     fn find_installed(&mut self) -> Result<(), String> {
         let entries: Vec<_> = self
             .request
@@ -271,70 +280,94 @@ impl World {
             })
             .collect();
         for (name, package, version, catalog, properties) in entries {
-            let in_catalog = catalog.as_deref().map(|c| self.catalog_index(c));
+            let existing = catalog.as_deref() == Some("@existing");
             let found: Vec<usize> = (0..self.bundles.len())
                 .filter(|&b| {
                     let x = &self.bundles[b];
-                    x.catalog.is_some()
+                    !existing
+                        && x.catalog.is_some()
                         && x.name == name
                         && package.as_ref().is_none_or(|p| *p == x.package)
-                        && in_catalog.is_none_or(|c| c.is_some() && x.catalog == c)
                 })
                 .collect();
-            let b = match found.as_slice() {
-                [one] => *one,
-                [] => {
-                    let package = package.ok_or_else(|| {
-                        format!("installed {name}: in no catalog and no package given")
-                    })?;
-                    let version = version.ok_or_else(|| {
-                        format!("installed {name}: in no catalog and no version given")
-                    })?;
-                    let mut props = properties.clone();
-                    if !props.iter().any(|(t, _)| t == "olm.package") {
-                        props.insert(
-                            0,
-                            (
-                                "olm.package".into(),
-                                json!({"packageName": package, "version": version}),
-                            ),
-                        );
-                    }
-                    self.bundles.push(Bundle {
-                        catalog: None,
-                        package,
-                        name: name.clone(),
-                        version: Version::parse(&version)
-                            .ok_or_else(|| format!("installed {name}: bad version"))?,
-                        properties: props,
-                        gvks: Vec::new(),
-                        deps: Vec::new(),
-                        deprecated: false,
-                        catalog_deprecated: false,
-                        members: Vec::new(),
-                        in_malformed: false,
-                        entry_of: Vec::new(),
-                    });
-                    self.bundles.len() - 1
-                }
-                several => {
+            let named: Vec<usize> = found
+                .iter()
+                .copied()
+                .filter(|&b| catalog.is_some() && self.catalog_name(b) == catalog.as_deref())
+                .collect();
+            let b = match (found.as_slice(), named.as_slice()) {
+                ([one], _) | (_, [one]) => *one,
+                ([], _) => self.installed_only(&name, package, version, properties)?,
+                (several, _) => {
                     return Err(format!(
                         "installed {name}: in {} catalogs, name one",
                         several.len()
                     ));
                 }
             };
-            let package = &self.bundles[b].package;
-            if self
-                .installed
-                .iter()
-                .any(|i| self.bundles[*i].package == *package)
-            {
-                return Err(format!("two installed bundles of package {package}"));
-            }
             self.installed.push(b);
         }
+        let movable: Vec<&str> = self
+            .installed
+            .iter()
+            .zip(&self.request.installed)
+            .filter(|(_, i)| !i.keep)
+            .map(|(b, _)| self.bundles[*b].package.as_str())
+            .filter(|p| !p.is_empty())
+            .collect();
+        if let Some(p) = movable
+            .iter()
+            .find(|p| movable.iter().filter(|q| q == p).count() > 1)
+        {
+            return Err(format!("two movable installed bundles of package {p}"));
+        }
         Ok(())
+    }
+
+    fn installed_only(
+        &mut self,
+        name: &str,
+        package: Option<String>,
+        version: Option<String>,
+        properties: Vec<(String, Value)>,
+    ) -> Result<usize, String> {
+        let declared = properties
+            .iter()
+            .find(|(t, _)| t == "olm.package")
+            .map(|(_, v)| v);
+        let package = package
+            .or_else(|| declared.and_then(|v| v.get("packageName")?.as_str().map(str::to_string)))
+            .ok_or_else(|| format!("installed {name}: in no catalog and no package"))?;
+        let version = version
+            .or_else(|| declared.and_then(|v| v.get("version")?.as_str().map(str::to_string)))
+            .ok_or_else(|| format!("installed {name}: in no catalog and no version"))?;
+        let mut props = properties;
+        if !props.iter().any(|(t, _)| t == "olm.package") {
+            props.insert(
+                0,
+                (
+                    "olm.package".into(),
+                    json!({"packageName": package, "version": version}),
+                ),
+            );
+        }
+        self.bundles.push(Bundle {
+            catalog: None,
+            package,
+            name: name.to_string(),
+            version: Version::parse(&version)
+                .ok_or_else(|| format!("installed {name}: bad version {version:?}"))?,
+            properties: props,
+            gvks: Vec::new(),
+            deps: Vec::new(),
+            cluster_may_meet: Vec::new(),
+            deprecated: false,
+            catalog_deprecated: false,
+            members: Vec::new(),
+            in_malformed: false,
+            entry_of: Vec::new(),
+        });
+        Ok(self.bundles.len() - 1)
     }
 
     /// Provided APIs, dependencies and the deprecated flag from the final properties.
@@ -363,6 +396,11 @@ impl World {
         let bundle = &mut self.bundles[b];
         bundle.gvks = gvks;
         bundle.deprecated = deprecated;
+        bundle.cluster_may_meet = groups
+            .iter()
+            .enumerate()
+            .flat_map(|(g, ds)| std::iter::repeat_n(g == 1 || g == 3, ds.len()))
+            .collect();
         bundle.deps = groups.into_iter().flatten().collect();
         Ok(())
     }
@@ -483,11 +521,13 @@ impl World {
         self.usable(b) || (self.pinned(b) && self.excluded[b] == [Exclusion::OffChannel])
     }
 
+    /// The installed bundle of `package` a requirement may move (not one marked `keep`).
     pub fn installed_of(&self, package: &str) -> Option<usize> {
         self.installed
             .iter()
-            .copied()
-            .find(|i| self.bundles[*i].package == package)
+            .zip(&self.request.installed)
+            .find(|(i, e)| !e.keep && self.bundles[**i].package == package)
+            .map(|(i, _)| *i)
     }
 
     /// Installed bundle `i` still fits `q` (channel aside); an installed bundle in no catalog
@@ -572,8 +612,10 @@ impl World {
 
     /// The cluster node meets dependency `d` of `b`.
     pub fn cluster_meets(&self, b: usize, d: usize) -> bool {
-        self.cluster_subject()
-            .is_some_and(|s| self.bundles[b].deps[d].matches(&s))
+        self.bundles[b].cluster_may_meet[d]
+            && self
+                .cluster_subject()
+                .is_some_and(|s| self.bundles[b].deps[d].matches(&s))
     }
 
     /// Usable bundles meeting dependency `d` of `b`.
@@ -588,19 +630,25 @@ impl World {
         self.request.require.iter().any(|q| q.package == package)
     }
 
-    /// Bundles that must be selected: installed ones `keepInstalled` keeps (those of packages
-    /// no requirement names) and static requires.
+    /// Bundles that must be selected: installed ones marked `keep`, those `keepInstalled`
+    /// keeps (of packages no requirement names), and static requires.
     pub fn kept(&self) -> Vec<usize> {
-        let mut out: Vec<usize> = if self.request.keep_installed {
-            self.installed
-                .iter()
-                .copied()
-                .filter(|i| !self.required_package(&self.bundles[*i].package))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        out.extend(self.injected.iter().copied());
+        let mut out: Vec<usize> = self
+            .installed
+            .iter()
+            .zip(&self.request.installed)
+            .filter(|(i, e)| {
+                e.keep
+                    || (self.request.keep_installed
+                        && !self.required_package(&self.bundles[**i].package))
+            })
+            .map(|(i, _)| *i)
+            .collect();
+        for b in &self.injected {
+            if !out.contains(b) {
+                out.push(*b);
+            }
+        }
         out
     }
 
@@ -608,7 +656,7 @@ impl World {
         let x = &self.bundles[b];
         format!(
             "{}/{}",
-            self.catalog_name(b).unwrap_or("(installed)"),
+            self.catalog_name(b).unwrap_or("@installed"),
             x.name
         )
     }
@@ -650,7 +698,8 @@ impl World {
         let name = |b: usize| self.describe(b);
         for (k, &a) in sel.iter().enumerate() {
             for &b in &sel[k + 1..] {
-                if self.bundles[a].package == self.bundles[b].package {
+                let package = &self.bundles[a].package;
+                if !package.is_empty() && *package == self.bundles[b].package {
                     return Err(format!("{} and {} share a package", name(a), name(b)));
                 }
                 if self.bundles[a]
@@ -741,7 +790,12 @@ impl World {
         }
         let mask =
             |f: &dyn Fn(usize) -> bool| (0..n).filter(|&b| f(b)).fold(0u32, |m, b| m | 1 << b);
-        let mut packages: Vec<String> = self.bundles.iter().map(|b| b.package.clone()).collect();
+        let mut packages: Vec<String> = self
+            .bundles
+            .iter()
+            .map(|b| b.package.clone())
+            .filter(|p| !p.is_empty())
+            .collect();
         packages.sort();
         packages.dedup();
         let mut gvks: Vec<Gvk> = self.bundles.iter().flat_map(|b| b.gvks.clone()).collect();

@@ -2,10 +2,11 @@
 //!
 //! * a requirement's candidates: when its package's installed bundle still fits, the
 //!   successors head-most first and staying last; else every matching bundle, catalog-major
-//!   (priority descending, then catalog name), default channel first, then channel name,
-//!   then nearer the head;
+//!   (priority descending, a local catalog first, then catalog name), default channel first,
+//!   then channel name, then nearer the head;
 //! * a dependency's candidates: installed first, then the dependent's own catalog, higher
-//!   priority, catalog name, default channel, package name, channel name, nearer the head;
+//!   priority, a local catalog, catalog name, default channel, package name, channel name,
+//!   nearer the head;
 //! * in every list, bundles deprecated by `olm.deprecations` come last (a bundle a pipeline's
 //!   static variable prefers comes first);
 //! * breadth-first from the requirements in request order (then bundles `keepInstalled` keeps
@@ -35,10 +36,15 @@ fn channel_key(w: &World, b: usize, only: Option<&str>) -> (bool, String, u32) {
         .unwrap_or((true, "\u{10FFFF}".into(), u32::MAX))
 }
 
-fn catalog_key(w: &World, b: usize) -> (Reverse<i32>, String) {
+/// Catalog priority (higher first), a local catalog first, catalog name.
+fn catalog_key(w: &World, b: usize) -> (Reverse<i32>, bool, String) {
     match w.bundles[b].catalog {
-        Some(c) => (Reverse(w.catalogs[c].1), w.catalogs[c].0.clone()),
-        None => (Reverse(0), "@installed".into()),
+        Some(c) => {
+            let (name, priority) = &w.catalogs[c];
+            let local = w.request.local_catalogs.contains(name);
+            (Reverse(*priority), !local, name.clone())
+        }
+        None => (Reverse(0), true, "@installed".into()),
     }
 }
 
