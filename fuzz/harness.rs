@@ -36,6 +36,8 @@ mod generic_model;
 #[path = "independent.rs"]
 mod independent;
 
+// Read by tests/fuzz_corpus.rs; the fuzz targets do not use it.
+#[allow(unused_imports)]
 pub use independent::take_tally;
 use independent::{check_independently, checker_inputs, count};
 
