@@ -1,6 +1,7 @@
 //! Resolution benchmark: every package of the merged real catalogs resolved one request at a
-//! time (each answer held against the independent checker), and synthetic catalogs of 1k,
-//! 10k and 100k bundles. Prints resolutions/s, p50/p99 per resolution and peak memory.
+//! time (each answer held against `deppy::resolve::check`, the resolver's consistency check,
+//! not an independent one), and synthetic catalogs of 1k, 10k and 100k bundles.
+//! Prints resolutions/s, p50/p99 per resolution and peak memory.
 //! Run: `cargo bench --bench resolve` (set DEPPY_BENCH_QUICK=1 for a short run).
 
 #[path = "support/real.rs"]

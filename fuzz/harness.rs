@@ -3,8 +3,11 @@
 //! stable toolchain). Only deppy's public API is used.
 //!
 //! Each function takes arbitrary bytes and must not panic, overflow the stack or hang. Where it
-//! is cheap, it also asserts an invariant (a resolved answer passes the independent checker, a
-//! strict range re-parses to the same meaning, a request survives a JSON round trip).
+//! is cheap, it also asserts an invariant: a resolved answer passes the independent checker of
+//! `tests/support/checker/` (which reads the same catalog text and the request as JSON and
+//! shares no code with deppy) and is minimal; on an input of at most 16 bundles, deppy
+//! resolves exactly when some subset of the bundles passes that checker; a strict range
+//! re-parses to the same meaning; a request survives a JSON round trip.
 
 #![allow(dead_code)]
 
@@ -17,10 +20,26 @@ use deppy::generic::GenericFile;
 use deppy::range::VersionRange;
 use deppy::report::Report;
 use deppy::request::{Request, Requirement};
-use deppy::resolve::{Outcome, Resolver, check};
-use deppy::solver::{SolveOptions, Var};
+use deppy::resolve::{Outcome, Resolver};
+use deppy::solver::{SolveError, SolveOptions, Var};
 use deppy::version::Version;
 use serde_json::{Value, json};
+
+#[path = "cel_cost.rs"]
+pub mod cel_cost;
+#[path = "../tests/support/checker/mod.rs"]
+mod checker;
+#[path = "constraint_print.rs"]
+pub mod constraint_print;
+#[path = "../tests/support/generic_model.rs"]
+mod generic_model;
+#[path = "independent.rs"]
+mod independent;
+
+// Read by tests/fuzz_corpus.rs; the fuzz targets do not use it.
+#[allow(unused_imports)]
+pub use independent::take_tally;
+use independent::{check_independently, checker_inputs, count};
 
 /// A target's body.
 pub type Target = fn(&[u8]);
@@ -73,8 +92,8 @@ fn load_one(path: &str, body: String, keep_heavy: bool) -> Option<CatalogSet> {
 }
 
 /// Resolves the first few packages of `set` one at a time and holds each answer against the
-/// checker; words every failure.
-fn resolve_some_packages(set: CatalogSet, max: usize) {
+/// independent checker; words every failure.
+fn resolve_some_packages(set: CatalogSet, max: usize, inputs: Option<&[checker::CatalogInput]>) {
     let mut names: Vec<String> = set
         .packages
         .iter()
@@ -91,7 +110,7 @@ fn resolve_some_packages(set: CatalogSet, max: usize) {
             }],
             ..Request::default()
         };
-        resolve_and_check(&resolver, &request);
+        resolve_and_check(&resolver, &request, inputs);
     }
 }
 
@@ -103,32 +122,36 @@ fn resolver(set: CatalogSet) -> Resolver {
     })
 }
 
-/// One resolution: a resolved answer must pass the checker and serialize; a failure must be
-/// worded.
-fn resolve_and_check(resolver: &Resolver, request: &Request) -> Option<bool> {
+/// One resolution: a resolved answer must serialize, pass the independent checker and be
+/// minimal; on at most 16 bundles, deppy resolves exactly when some subset passes the checker;
+/// a failure must be worded.
+fn resolve_and_check(
+    resolver: &Resolver,
+    request: &Request,
+    inputs: Option<&[checker::CatalogInput]>,
+) -> Option<bool> {
     let (universe, outcome) = resolver.resolve(request).ok()?;
-    match &outcome {
-        Outcome::Resolved(answer) => {
-            if let Err(v) = check(&universe, request, &answer.bundles) {
-                panic!("a resolved answer fails the checker: {v}");
-            }
-        }
-        Outcome::Unsatisfiable(failure) => {
-            let words = explain_failure(failure, &universe, request, Detail::Full);
-            assert!(words.starts_with("No resolution exists"), "{words}");
-        }
+    if let Outcome::Unsatisfiable(failure) = &outcome {
+        let words = explain_failure(failure, &universe, request, Detail::Full);
+        assert!(words.starts_with("No resolution exists"), "{words}");
     }
     let report = Report::new(&universe, request, &outcome, Detail::Summary, Vec::new());
     let _ = report.to_text();
-    let json = serde_json::to_string(&report);
+    let json = serde_json::to_value(&report);
     assert!(json.is_ok(), "a report does not serialize: {json:?}");
-    Some(matches!(outcome, Outcome::Resolved(_)))
+    let resolved = matches!(outcome, Outcome::Resolved(_));
+    if let (Some(inputs), Ok(json)) = (inputs, &json) {
+        check_independently(inputs, request, resolved, json);
+    }
+    Some(resolved)
 }
 
 /// FBC JSON: the text as one `.json` catalog file; what loads is resolved package by package.
 pub fn fbc_json(data: &[u8]) {
-    if let Some(set) = load_one("fuzz.json", text(data), false) {
-        resolve_some_packages(set, 3);
+    let body = text(data);
+    if let Some(set) = load_one("fuzz.json", body.clone(), false) {
+        let inputs = checker_inputs(&[("fuzz".into(), 0, &body)]);
+        resolve_some_packages(set, 3, inputs.as_deref());
     }
 }
 
@@ -137,7 +160,7 @@ pub fn fbc_json(data: &[u8]) {
 pub fn fbc_yaml(data: &[u8]) {
     let body = text(data);
     let light = load_one("fuzz.yaml", body.clone(), false);
-    let heavy = load_one("fuzz.yaml", body, true);
+    let heavy = load_one("fuzz.yaml", body.clone(), true);
     if let (Some(a), Some(b)) = (&light, &heavy) {
         let names = |s: &CatalogSet| -> Vec<(String, String)> {
             s.bundles
@@ -152,7 +175,8 @@ pub fn fbc_yaml(data: &[u8]) {
         );
     }
     if let Some(set) = light {
-        resolve_some_packages(set, 3);
+        let inputs = checker_inputs(&[("fuzz".into(), 0, &body)]);
+        resolve_some_packages(set, 3, inputs.as_deref());
     }
 }
 
@@ -320,8 +344,8 @@ const CONSTRAINT_TYPES: &[&str] = &[
 
 /// `olm.constraint` values (and the alias and simple requirement forms, chosen by the first
 /// byte), parsed with the default limits, then tested against fixed candidates. The same JSON
-/// as a decoded value parses to the same constraint. Also parses the text as an admin
-/// constraint and as a cluster node.
+/// as a decoded value parses to the same constraint, and so does the parsed tree printed back
+/// as a property. Also parses the text as an admin constraint and as a cluster node.
 pub fn constraint(data: &[u8]) {
     let (kind, rest) = match data.split_first() {
         Some((k, rest)) if *k < 0x20 => (
@@ -339,6 +363,13 @@ pub fn constraint(data: &[u8]) {
     let parsed = Constraint::parse_typed(kind, &raw, &limits, &mut cache);
     if let Ok(c) = &parsed {
         exercise(c);
+        // Printed back as a property and parsed again: the same tree.
+        let (kind, value) = constraint_print::printed(c);
+        match Constraint::from_typed_value(&kind, &value, &limits, &mut cache) {
+            Ok(again) => assert_eq!(&again, c, "printed as {kind} {value}"),
+            Err(e) => panic!("the printed constraint {kind} {value} does not parse: {e}"),
+        }
+        count(|t| t.round_trips += 1);
     }
     if let Ok(value) = serde_json::from_str::<Value>(&raw) {
         let decoded = Constraint::from_typed_value(kind, &value, &limits, &mut cache);
@@ -363,7 +394,9 @@ pub fn constraint(data: &[u8]) {
 
 /// CEL: the text up to the first NUL byte is a rule; after it, an optional JSON list of
 /// `{type, value}` properties to evaluate it against (besides the fixed candidates). The rule
-/// is compiled with the default limits and evaluated under `Constraint::test`.
+/// is compiled with the default limits and evaluated under `Constraint::test`; on inputs whose
+/// lists hold at most 100 elements, evaluating it iterates over no more list elements than
+/// its estimated cost.
 pub fn cel(data: &[u8]) {
     let (rule, props) = match data.iter().position(|b| *b == 0) {
         Some(i) => (data.get(..i).unwrap_or(&[]), data.get(i + 1..)),
@@ -374,9 +407,32 @@ pub fn cel(data: &[u8]) {
     let Ok(compiled) = cache.compile(&rule, &Limits::default(), "rule") else {
         return;
     };
-    let _ = compiled.cost();
+    let cost = compiled.cost();
     let c = Constraint::new(Predicate::Cel(compiled));
     exercise(&c);
+    // Evaluation never does more work than the estimate, on inputs whose lists are no longer
+    // than the estimate assumes.
+    let within_estimate = |properties: &[(String, Value)]| {
+        let longest = properties
+            .iter()
+            .map(|(_, v)| cel_cost::longest_list(v))
+            .max()
+            .unwrap_or(0)
+            .max(properties.len());
+        if longest > cel_cost::ASSUMED_LIST {
+            return;
+        }
+        if let Some(n) = cel_cost::iterations(&rule, properties) {
+            assert!(
+                n <= cost,
+                "{rule:?} iterated {n} list elements, more than its estimated cost {cost}"
+            );
+            count(|t| t.costs += 1);
+        }
+    };
+    for (_, _, _, properties) in candidates() {
+        within_estimate(&properties);
+    }
     let Some(Ok(Value::Array(list))) = props.map(serde_json::from_slice::<Value>) else {
         return;
     };
@@ -396,6 +452,7 @@ pub fn cel(data: &[u8]) {
         properties: &properties,
     };
     let _ = c.test(&view);
+    within_estimate(&properties);
 }
 
 /// A whole resolution. The input is split at lines holding only `%%`: every part but the
@@ -428,6 +485,15 @@ pub fn resolve(data: &[u8]) {
         });
         (name, c.priority)
     };
+    let named_parts: Vec<(String, i32, &str)> = catalog_parts
+        .iter()
+        .take(4)
+        .enumerate()
+        .map(|(i, t)| {
+            let (name, priority) = named(i);
+            (name, priority, *t)
+        })
+        .collect();
     let catalogs: Vec<(CatalogSource, Vec<SourceFile>)> = catalog_parts
         .iter()
         .take(4)
@@ -444,8 +510,9 @@ pub fn resolve(data: &[u8]) {
     let Ok(set) = CatalogSet::load_files(&catalogs, &LoadOptions::default()) else {
         return;
     };
+    let inputs = checker_inputs(&named_parts);
     let Some(mut req) = request else {
-        resolve_some_packages(set, 3);
+        resolve_some_packages(set, 3, inputs.as_deref());
         return;
     };
     req.catalogs.clear();
@@ -463,7 +530,7 @@ pub fn resolve(data: &[u8]) {
     if let Err(e) = resolver.check_on_demand(&req) {
         panic!("derivation on demand differs from the whole program: {e}");
     }
-    if resolve_and_check(&resolver, &req).is_some() {
+    if resolve_and_check(&resolver, &req, inputs.as_deref()).is_some() {
         assert_eq!(
             first,
             report(&req),
@@ -503,9 +570,25 @@ pub fn generic(data: &[u8]) {
             .collect();
         assert_eq!(selected.len(), answer.selected.len());
         assert_eq!(
-            problem.check(&selected),
-            Ok(()),
+            generic_model::first_broken(&problem, &selected),
+            None,
             "a resolved generic answer breaks a constraint"
         );
+    }
+    // Small problems: the model decides satisfiability by trying every selection, and an
+    // unsatisfiability proof is checked step by step.
+    if problem.var_count() <= 16 {
+        let valid = generic_model::valid_masks(&problem);
+        match deppy::solver::solve(&problem, &options) {
+            Ok(_) => assert!(!valid.is_empty(), "solved, but no selection is valid"),
+            Err(SolveError::Unsatisfiable(tree)) => {
+                assert!(valid.is_empty(), "unsatisfiable, but a selection is valid");
+                if let Err(e) = generic_model::check_proof(&problem, &tree) {
+                    panic!("an unsound proof: {e}");
+                }
+            }
+            Err(SolveError::GaveUp { .. }) => {}
+        }
+        count(|t| t.brute_forced += 1);
     }
 }

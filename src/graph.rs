@@ -1,11 +1,13 @@
 //! Pictures: a package's channel graphs (replaces, skips and skipRange edges, heads marked)
 //! and a resolution (requirements, selected bundles, dependency edges; on failure the
-//! bundles of the proof highlighted), as Graphviz DOT or Mermaid.
+//! bundles of the proof highlighted, and the bundles that would have met their requirements
+//! and dependencies, with why they are not candidates), as Graphviz DOT or Mermaid.
 
 use std::collections::BTreeSet;
 
 use crate::catalog::{CatalogSet, ChannelGraph};
-use crate::resolve::{Model, Outcome, Subject};
+use crate::resolve::reason::{Exclusion, Mismatch, Reason, Rejection};
+use crate::resolve::{Model, Outcome, Subject, Universe};
 use crate::solver::{Constraint, Var};
 
 /// Output syntax.
@@ -25,6 +27,7 @@ enum Style {
     SkipRange,
     Needs,
     Chosen,
+    Excluded,
 }
 
 /// A node: id, label, highlighted.
@@ -69,6 +72,7 @@ impl Picture {
                 Style::SkipRange => "style=dotted, ",
                 Style::Needs => "color=\"#c00000\", ",
                 Style::Chosen => "",
+                Style::Excluded => "style=dashed, color=\"#808080\", ",
             };
             out.push_str(&format!("  {a} -> {b} [{attrs}label={label:?}];\n"));
         }
@@ -95,7 +99,7 @@ impl Picture {
         }
         for (a, b, style, label) in &self.edges {
             let arrow = match style {
-                Style::Skips | Style::SkipRange => "-.->",
+                Style::Skips | Style::SkipRange | Style::Excluded => "-.->",
                 _ => "-->",
             };
             out.push_str(&format!("  {a} {arrow}|{label}| {b}\n"));
@@ -225,10 +229,37 @@ pub fn resolution(model: &Model, outcome: &Outcome, syntax: Syntax) -> String {
         },
         nodes,
     ));
+    let mut excluded: Vec<Node> = Vec::new();
     for e in model.problem().entries().iter().filter(|e| is(&e.subject)) {
         let Constraint::Dependency(list) = &e.constraint else {
             continue;
         };
+        // A failure's dependency or requirement: the bundles that would have met it, and why
+        // they do not.
+        let out: Vec<(crate::catalog::BundleId, String)> = match (failed, &e.label) {
+            (true, Reason::Dependency { excluded, .. }) => excluded
+                .iter()
+                .map(|(b, why)| (*b, format!("excluded: {}", why_excluded(u, *why))))
+                .collect(),
+            (true, Reason::RequirementCandidates { rejected, .. }) => rejected
+                .iter()
+                .map(|(b, why)| (*b, format!("rejected: {}", why_rejected(u, *why))))
+                .collect(),
+            _ => Vec::new(),
+        };
+        for (b, why) in out {
+            let nid = format!("x{}", b.0);
+            if !excluded.iter().any(|n| n.0 == nid) {
+                excluded.push((nid.clone(), format!("{} ({why})", u.bundle(b).name), false));
+            }
+            let edge = (
+                format!("v{}", e.subject.0),
+                nid,
+                Style::Excluded,
+                "not a candidate".into(),
+            );
+            pic.edges.insert(edge);
+        }
         let targets: Vec<&Var> = if failed {
             list.iter().filter(|v| is(v)).collect()
         } else {
@@ -244,5 +275,32 @@ pub fn resolution(model: &Model, outcome: &Outcome, syntax: Syntax) -> String {
             ));
         }
     }
+    if !excluded.is_empty() {
+        pic.groups.push(("not candidates".into(), excluded));
+    }
     pic.render(syntax)
+}
+
+/// Why a bundle is excluded, in a few words for a node label.
+fn why_excluded(u: &Universe, e: Exclusion) -> String {
+    match e {
+        Exclusion::Removed(i) => u.rules.get(i as usize).map_or("removed".to_string(), |r| {
+            format!("removed by {}", r.origin)
+        }),
+        Exclusion::Deprecated => "deprecated".to_string(),
+        Exclusion::NotInChannel => "on no channel's upgrade path".to_string(),
+        Exclusion::MalformedChannel => "only in a malformed channel".to_string(),
+    }
+}
+
+/// Why a bundle of a required package is not one of its candidates, in a few words.
+fn why_rejected(u: &Universe, r: Rejection) -> String {
+    match r {
+        Rejection::Excluded(e) => why_excluded(u, e),
+        Rejection::Mismatch(Mismatch::OtherCatalog) => "another catalog".to_string(),
+        Rejection::Mismatch(Mismatch::OtherChannel) => "another channel".to_string(),
+        Rejection::Mismatch(Mismatch::OutOfRange) => "outside the range".to_string(),
+        Rejection::Mismatch(Mismatch::NotPinned) => "not the pinned bundle".to_string(),
+        Rejection::NotAnUpgrade => "not one upgrade edge away".to_string(),
+    }
 }

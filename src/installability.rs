@@ -1,5 +1,7 @@
 //! Installability of a catalog set, like Debian's dose-distcheck: for every channel head (or
-//! every bundle), can it be installed on an empty cluster, and if not, why (one line).
+//! every bundle), can it be installed on an empty cluster, and if not, why (one line). A head
+//! that cannot be checked (the channel has no usable order, or its head names no bundle of the
+//! catalog) is counted too, with the reason, and is not installable.
 
 use crate::catalog::{BundleId, CatalogSet, ChannelGraph};
 use crate::explain::{Detail, explain_failure};
@@ -26,6 +28,8 @@ pub struct Row {
     /// installable nor known not to be.
     #[serde(rename = "gaveUp", skip_serializing_if = "std::ops::Not::not")]
     pub gave_up: bool,
+    /// False for a channel head that could not be checked (`reason` says why).
+    pub checked: bool,
 }
 
 /// What to check.
@@ -37,22 +41,55 @@ pub enum Scope {
     All,
 }
 
-/// The bundles to check, with the channel each heads, in id order.
-fn targets(set: &CatalogSet, scope: Scope) -> Vec<(BundleId, String)> {
+/// The bundles to check, with the channel each heads, in id order; and a row for each
+/// channel whose head cannot be checked, by catalog, package and channel.
+fn targets(set: &CatalogSet, scope: Scope) -> (Vec<(BundleId, String)>, Vec<Row>) {
     let mut heads: Vec<(BundleId, String)> = Vec::new();
+    let mut unchecked: Vec<Row> = Vec::new();
     for p in &set.packages {
         for ch in &p.channels {
-            let Ok(g) = ChannelGraph::build(ch) else {
-                continue;
+            let head = ChannelGraph::build(ch).map(|g| ch.entries.get(g.head()));
+            let (bundle, reason) = match head {
+                Ok(Some(e)) => match e.bundle {
+                    Some(b) => {
+                        heads.push((b, ch.name.clone()));
+                        continue;
+                    }
+                    None => (
+                        e.name.clone(),
+                        format!(
+                            "channel {:?}: its head {:?} names no bundle of the catalog",
+                            ch.name, e.name
+                        ),
+                    ),
+                },
+                Ok(None) => (
+                    String::new(),
+                    format!("channel {:?} has no entries", ch.name),
+                ),
+                Err(e) => (String::new(), e.to_string()),
             };
-            if let Some(b) = ch.entries.get(g.head()).and_then(|e| e.bundle) {
-                heads.push((b, ch.name.clone()));
-            }
+            unchecked.push(Row {
+                package: set.package_name(p.id).to_string(),
+                bundle,
+                catalog: set
+                    .catalog(p.catalog)
+                    .map(|c| c.name.clone())
+                    .unwrap_or_default(),
+                channel: ch.name.clone(),
+                installable: false,
+                reason: format!("cannot be checked: {reason}"),
+                gave_up: false,
+                checked: false,
+            });
         }
     }
     heads.sort();
     heads.dedup_by_key(|(b, _)| *b);
-    match scope {
+    unchecked.sort_by(|a, b| {
+        (&a.catalog, &a.package, &a.channel).cmp(&(&b.catalog, &b.package, &b.channel))
+    });
+    let bundles = match scope {
         Scope::Heads => heads,
         Scope::All => set
             .bundles
@@ -65,7 +102,8 @@ fn targets(set: &CatalogSet, scope: Scope) -> Vec<(BundleId, String)> {
                 (b.id, ch.unwrap_or_default())
             })
             .collect(),
-    }
+    };
+    (bundles, unchecked)
 }
 
 /// The explanation's most specific line: its last bullet.
@@ -121,6 +159,7 @@ fn check_one(resolver: &Resolver, b: BundleId, channel: String) -> Option<Row> {
         installable,
         reason,
         gave_up,
+        checked: true,
     })
 }
 
@@ -135,22 +174,33 @@ pub fn check_with_progress(resolver: &Resolver, scope: Scope, progress: &dyn Pro
 }
 
 fn check_reporting(resolver: &Resolver, scope: Scope, progress: Option<&dyn Progress>) -> Vec<Row> {
-    let jobs = targets(resolver.catalogs(), scope);
-    let tracker = Tracker::start(progress, Task::CheckBundles, jobs.len() as u64);
-    crate::parallel::parallel_map(&jobs, |(b, ch)| {
+    let (jobs, unchecked) = targets(resolver.catalogs(), scope);
+    let total = (jobs.len() + unchecked.len()) as u64;
+    let tracker = Tracker::start(progress, Task::CheckBundles, total);
+    let mut rows: Vec<Row> = crate::parallel::parallel_map(&jobs, |(b, ch)| {
         let row = check_one(resolver, *b, ch.clone());
         tracker.add(1);
         row
     })
     .into_iter()
     .flatten()
-    .collect()
+    .collect();
+    for row in unchecked {
+        rows.push(row);
+        tracker.add(1);
+    }
+    rows
 }
 
-/// The rows as a text table: `installable  package  bundle  catalog/channel  reason`.
+/// The rows as a text table: `installable  package  bundle  catalog/channel  reason`, then
+/// the counts.
 pub fn to_text(rows: &[Row]) -> String {
-    let bad = rows.iter().filter(|r| !r.installable && !r.gave_up).count();
-    let unchecked = rows.iter().filter(|r| r.gave_up).count();
+    let gave_up = rows.iter().filter(|r| r.gave_up).count();
+    let unchecked = rows.iter().filter(|r| !r.checked).count();
+    let bad = rows
+        .iter()
+        .filter(|r| r.checked && !r.installable && !r.gave_up)
+        .count();
     let mut out = String::new();
     let w_pkg = rows.iter().map(|r| r.package.len()).max().unwrap_or(0);
     let w_b = rows.iter().map(|r| r.bundle.len()).max().unwrap_or(0);
@@ -160,12 +210,11 @@ pub fn to_text(rows: &[Row]) -> String {
         } else {
             format!("{}/{}", r.catalog, r.channel)
         };
-        let mark = if r.installable {
-            "installable    "
-        } else if r.gave_up {
-            "not checked    "
-        } else {
-            "NOT installable"
+        let mark = match (r.checked, r.installable, r.gave_up) {
+            (false, _, _) => "NOT checkable  ",
+            (true, true, _) => "installable    ",
+            (true, false, true) => "not checked    ",
+            (true, false, false) => "NOT installable",
         };
         let line = format!(
             "{mark}  {:<w_pkg$}  {:<w_b$}  {place}  {}",
@@ -175,13 +224,75 @@ pub fn to_text(rows: &[Row]) -> String {
         out.push('\n');
     }
     out.push_str(&format!(
-        "{} checked, {} installable, {bad} not installable",
-        rows.len() - unchecked,
-        rows.len() - bad - unchecked
+        "{} counted, {} installable, {bad} not installable, {unchecked} not checkable",
+        rows.len(),
+        rows.len() - bad - unchecked - gave_up
     ));
-    if unchecked > 0 {
-        out.push_str(&format!(", {unchecked} not checked (a budget ran out)"));
+    if gave_up > 0 {
+        out.push_str(&format!(", {gave_up} not checked (a budget ran out)"));
     }
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{CatalogSource, LoadOptions, SourceFile};
+
+    fn resolver(docs: &[&str]) -> Resolver {
+        let source = CatalogSource {
+            name: "c".into(),
+            path: "c".into(),
+            priority: 0,
+        };
+        let file = SourceFile {
+            path: "c/catalog.json".into(),
+            text: docs.join("\n"),
+        };
+        Resolver::new(
+            CatalogSet::load_files(&[(source, vec![file])], &LoadOptions::default()).unwrap(),
+        )
+    }
+
+    const BUNDLE_A: &str = r#"{"schema":"olm.bundle","package":"a","name":"a.v1","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}}]}"#;
+
+    #[test]
+    fn every_head_is_counted_even_when_it_cannot_be_checked() {
+        let r = resolver(&[
+            r#"{"schema":"olm.package","name":"a","defaultChannel":"stable"}"#,
+            r#"{"schema":"olm.channel","package":"a","name":"stable","entries":[{"name":"a.v1"}]}"#,
+            // The head names a bundle the catalog does not have.
+            r#"{"schema":"olm.channel","package":"a","name":"missing","entries":[{"name":"a.v2"}]}"#,
+            // Two chains: no single head.
+            r#"{"schema":"olm.channel","package":"a","name":"split","entries":[{"name":"a.v1"},{"name":"a.v3"}]}"#,
+            BUNDLE_A,
+        ]);
+        for scope in [Scope::Heads, Scope::All] {
+            let rows = check(&r, scope);
+            assert_eq!(rows.len(), 3, "{rows:?}");
+            let unchecked: Vec<&Row> = rows.iter().filter(|r| !r.checked).collect();
+            assert_eq!(unchecked.len(), 2, "{rows:?}");
+            assert!(unchecked.iter().all(|r| !r.installable));
+            assert_eq!(
+                (unchecked[0].channel.as_str(), unchecked[0].bundle.as_str()),
+                ("missing", "a.v2")
+            );
+            assert!(
+                unchecked[0].reason.contains("names no bundle"),
+                "{}",
+                unchecked[0].reason
+            );
+            assert_eq!(unchecked[1].channel, "split");
+            assert!(
+                unchecked[1].reason.contains("heads"),
+                "{}",
+                unchecked[1].reason
+            );
+            assert!(
+                to_text(&rows)
+                    .ends_with("3 counted, 1 installable, 0 not installable, 2 not checkable\n")
+            );
+        }
+    }
 }

@@ -32,6 +32,7 @@ fn run_target(target: &str) {
     let files = corpus_files(target);
     assert!(!files.is_empty(), "fuzz/corpus/{target} is empty");
     let start = std::time::Instant::now();
+    let _ = harness::take_tally();
     let mut failures = Vec::new();
     let verbose = std::env::var_os("DEPPY_FUZZ_VERBOSE").is_some();
     for file in &files {
@@ -48,10 +49,46 @@ fn run_target(target: &str) {
             failures.push(format!("{}: {msg}", file.display()));
         }
     }
+    let (tally, unread) = harness::take_tally();
+    let held = match target {
+        "fbc_json" | "fbc_yaml" | "resolve" => format!(
+            "; {} outcomes held against the independent checker ({} by trying every subset), {} it could not read{}",
+            tally.judged,
+            tally.brute_forced,
+            tally.unread,
+            unread.map(|u| format!(" (first: {u})")).unwrap_or_default()
+        ),
+        "cel" => format!(
+            "; {} evaluations held within their cost estimate",
+            tally.costs
+        ),
+        "constraint" => format!(
+            "; {} constraints printed and parsed again",
+            tally.round_trips
+        ),
+        "generic" => format!(
+            "; {} problems decided again by trying every selection",
+            tally.brute_forced
+        ),
+        _ => String::new(),
+    };
     println!(
-        "fuzz corpus {target}: {} inputs in {:.2} s",
+        "fuzz corpus {target}: {} inputs in {:.2} s{held}",
         files.len(),
-        start.elapsed().as_secs_f64()
+        start.elapsed().as_secs_f64(),
+    );
+    let enough = match target {
+        "fbc_json" | "fbc_yaml" | "resolve" => {
+            tally.judged > tally.unread && tally.brute_forced > 0
+        }
+        "cel" => tally.costs > 0,
+        "constraint" => tally.round_trips > 0,
+        "generic" => tally.brute_forced > 0,
+        _ => true,
+    };
+    assert!(
+        enough,
+        "too few inputs of {target} were held to its property: {tally:?}"
     );
     assert!(
         failures.is_empty(),
@@ -98,3 +135,25 @@ macro_rules! corpus_test {
 corpus_test!(
     fbc_json, fbc_yaml, request, range, constraint, cel, resolve, generic
 );
+
+/// The `cel` target's work count is real: it counts every element an iteration over an input
+/// list yields, nested lists included.
+#[test]
+fn cel_iterations_are_counted() {
+    let props: Vec<(String, serde_json::Value)> = (0..10)
+        .map(|i| {
+            (
+                "t".to_string(),
+                serde_json::json!({"list": [i, i + 1, i + 2]}),
+            )
+        })
+        .collect();
+    let count = |rule: &str| harness::cel_cost::iterations(rule, &props).expect("compiles");
+    assert_eq!(count("properties.exists(p, false)"), 10);
+    assert_eq!(count("properties.all(p, properties.all(q, true))"), 110);
+    assert_eq!(
+        count("properties.exists(p, p.value.list.exists(x, false))"),
+        40
+    );
+    assert_eq!(count("size(properties) > 0"), 0);
+}

@@ -1,6 +1,9 @@
 //! Property test of the whole OLM pipeline against a brute-force oracle: random small FBC
-//! catalogs and requests; deppy resolves iff some subset of bundles passes the independent
-//! checker; every answer passes the checker; shuffled documents give byte-identical output.
+//! catalogs and requests. The oracle is the independent checker of `tests/support/checker/`
+//! (it reads the same documents and the request as JSON, and shares no code with deppy):
+//! deppy resolves iff some subset of the bundles passes it; every answer passes it, is
+//! justified, and is the answer docs/semantics.md §5 prefers; shuffled documents give
+//! byte-identical output.
 
 use std::path::{Path, PathBuf};
 
@@ -8,8 +11,12 @@ use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
 use deppy::explain::Detail;
 use deppy::report::Report;
 use deppy::request::{InstalledBundle, Request, Requirement};
-use deppy::resolve::{Outcome, Resolver, check};
+use deppy::resolve::{Outcome, Resolver};
 use proptest::prelude::*;
+use serde_json::Value;
+
+#[path = "support/checker/mod.rs"]
+mod checker;
 
 #[derive(Clone, Debug)]
 struct Dep {
@@ -32,6 +39,8 @@ struct Case {
     require: Vec<(usize, Option<u32>)>,
     installed: Option<(usize, u32)>,
     keep_installed: bool,
+    /// Admin constraints: (kind, package, version); see [`admin`].
+    admin: Vec<(u8, usize, u32)>,
 }
 
 fn arb_case() -> impl Strategy<Value = Case> {
@@ -55,13 +64,17 @@ fn arb_case() -> impl Strategy<Value = Case> {
         prop::collection::vec((0usize..4, prop::option::of(0u32..3)), 1..3),
         prop::option::of((0usize..4, 0u32..3)),
         any::<bool>(),
+        prop::collection::vec((0u8..4, 0usize..4, 0u32..3), 0..3),
     )
-        .prop_map(|(packages, require, installed, keep_installed)| Case {
-            packages,
-            require,
-            installed,
-            keep_installed,
-        })
+        .prop_map(
+            |(packages, require, installed, keep_installed, admin)| Case {
+                packages,
+                require,
+                installed,
+                keep_installed,
+                admin,
+            },
+        )
 }
 
 /// The catalog as FBC JSON documents.
@@ -153,7 +166,23 @@ fn request(case: &Case) -> Request {
         require,
         installed,
         keep_installed: case.keep_installed,
+        constraints: case.admin.iter().map(|a| admin(*a, n)).collect(),
         ..Request::default()
+    }
+}
+
+/// An admin constraint: prohibit a package or a bundle, conflict with a package's versions
+/// from `1.v.0`, or require every bundle to be at `1.v.0` or above (a CEL rule).
+fn admin((kind, p, v): (u8, usize, u32), n: usize) -> serde_json::Value {
+    let p = p % n;
+    match kind {
+        0 => serde_json::json!({"prohibit": {"package": format!("p{p}")}}),
+        1 => serde_json::json!({"prohibit": {"bundle": format!("p{p}.v{v}")}}),
+        2 => serde_json::json!({"action": "conflict",
+            "package": {"packageName": format!("p{p}"), "versionRange": format!(">=1.{v}.0")}}),
+        _ => serde_json::json!({"action": "require", "cel": {"rule": format!(
+            "properties.exists(p, p.type == \"olm.package\" && semver_compare(p.value.version, \"1.{v}.0\") >= 0)"
+        )}}),
     }
 }
 
@@ -164,7 +193,7 @@ fn write(dir: &Path, docs: &[String]) -> PathBuf {
     file
 }
 
-fn resolve_json(path: PathBuf, req: &Request) -> (String, Option<bool>) {
+fn resolve_json(path: PathBuf, docs: &[String], req: &Request) -> (String, Option<bool>) {
     let set = CatalogSet::load(
         &[CatalogSource {
             name: "main".into(),
@@ -178,37 +207,50 @@ fn resolve_json(path: PathBuf, req: &Request) -> (String, Option<bool>) {
     let (u, outcome) = resolver
         .resolve(req)
         .expect("no bad input in generated cases");
+    let report = Report::new(&u, req, &outcome, Detail::Full, Vec::new());
+    let json = serde_json::to_string(&report).expect("serializable");
+    let input = checker::CatalogInput {
+        name: "main".into(),
+        priority: 0,
+        docs: docs
+            .iter()
+            .map(|d| serde_json::from_str(d).expect("a generated document"))
+            .collect(),
+    };
+    let request = serde_json::to_value(req).expect("a request serializes");
+    let world = checker::World::new(&[input], &request, None).expect("the checker reads the case");
+    let masks = world.masks().expect("at most 24 bundles");
+    let valid = masks.all_valid();
+    let preferred = checker::preference::preferred_answer(&world, &valid);
     let resolved = match &outcome {
-        Outcome::Resolved(a) => {
+        Outcome::Resolved(_) => {
+            let value: Value = serde_json::from_str(&json).expect("report JSON");
+            let sel = world
+                .selection_of_report(&value)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(world.check(&sel), Ok(()), "the answer fails the checker");
+            assert_eq!(world.justified(&sel), Ok(()), "the answer is not minimal");
+            let names = |s: &[usize]| {
+                let mut v: Vec<String> = s.iter().map(|b| world.describe(*b)).collect();
+                v.sort();
+                v
+            };
             assert_eq!(
-                check(&u, req, &a.bundles),
-                Ok(()),
-                "answer fails the checker"
+                names(&sel),
+                names(preferred.as_deref().unwrap_or_default()),
+                "deppy's answer is not the one docs/semantics.md §5 prefers"
             );
             Some(true)
         }
         Outcome::Unsatisfiable(_) => Some(false),
     };
-    // Brute force: does any subset of bundles pass the checker?
-    let n = u.bundles().count();
-    let ids: Vec<_> = u.bundles().map(|b| b.id).collect();
-    let exists = (0u32..(1 << n)).any(|mask| {
-        let sel: Vec<_> = (0..n)
-            .filter(|i| mask & (1 << i) != 0)
-            .map(|i| ids[i])
-            .collect();
-        check(&u, req, &sel).is_ok()
-    });
+    let exists = !valid.is_empty();
     assert_eq!(
         resolved,
         Some(exists),
         "deppy resolved={resolved:?}, brute force finds a valid set={exists}"
     );
-    let report = Report::new(&u, req, &outcome, Detail::Full, Vec::new());
-    (
-        serde_json::to_string(&report).expect("serializable"),
-        resolved,
-    )
+    (json, resolved)
 }
 
 proptest! {
@@ -220,7 +262,7 @@ proptest! {
         let docs = documents(&case);
         let req = request(&case);
         let base = std::env::temp_dir().join(format!("deppy-oracle-{}-{seed}", std::process::id()));
-        let (a, _) = resolve_json(write(&base.join("a"), &docs), &req);
+        let (a, _) = resolve_json(write(&base.join("a"), &docs), &docs, &req);
         // Same documents, shuffled by the seed.
         let mut shuffled = docs.clone();
         let mut s = seed | 1;
@@ -228,7 +270,7 @@ proptest! {
             s ^= s << 13; s ^= s >> 7; s ^= s << 17;
             shuffled.swap(i, (s % (i as u64 + 1)) as usize);
         }
-        let (b, _) = resolve_json(write(&base.join("b"), &shuffled), &req);
+        let (b, _) = resolve_json(write(&base.join("b"), &shuffled), &shuffled, &req);
         let _ = std::fs::remove_dir_all(&base);
         prop_assert_eq!(a, b);
     }

@@ -1,13 +1,15 @@
-//! Oracle property test of the generic solver (`deppy::solver`, docs/semantics.md §5.3 and
-//! §8) on random problems of up to 10 variables, against an oracle that shares no code with deppy:
+//! Oracle property test of the generic solver (`deppy::solver`, SEMANTICS.md §5 and §8) on
+//! random problems of up to 10 variables, against an oracle that shares no code with deppy:
 //!
 //! * every selection of the variables is tried (bit masks), so the oracle knows whether a
 //!   valid selection exists: deppy resolves iff one does;
-//! * a resolved answer passes the oracle's own checker (and `Problem::check`);
+//! * a resolved answer passes the oracle's own checker (`tests/support/generic_model.rs`;
+//!   deppy's `Problem::check` must agree as well);
 //! * minimality as §5 defines it: every selected variable is mandatory or a candidate of a
 //!   dependency of a selected variable, and the answer is exactly the §5 breadth-first greedy
 //!   choice with perfect look-ahead (a dependency already satisfied pulls in nothing; otherwise
-//!   its first candidate that some valid selection extends). Dropping a variable can leave a
+//!   its first candidate that some valid selection extends), in the order the solver selects
+//!   (mandatory first, then breadth-first). Dropping a variable can leave a
 //!   valid selection (`a:Dep(x,y); b:Dep(y)` gives {a,b,x,y}), so "no valid proper subset" is
 //!   NOT the rule;
 //! * an unsatisfiable problem comes with a proof whose every leaf is implied by its constraint
@@ -21,10 +23,13 @@
 //! 20 ways; `DEPPY_ORACLE_SEED` (default fixed) picks the stream. A failure prints the seed of
 //! its case: rerun it alone with `DEPPY_ORACLE_SEED=<seed> DEPPY_ORACLE_CASES=1`.
 
-use deppy::solver::{Cause, Constraint, DerivationTree, Problem, SolveError, SolveOptions, Var};
+use deppy::solver::{Constraint, Problem, SolveError, SolveOptions, Var};
 
+#[path = "support/generic_model.rs"]
+mod generic_model;
 #[path = "support/oracle.rs"]
 mod oracle;
+use generic_model::{check_proof, greedy, justified, mask_of, valid_masks};
 use oracle::{Rng, env_usize};
 
 fn base_seed() -> u64 {
@@ -65,151 +70,6 @@ fn problem(rng: &mut Rng) -> P {
     p
 }
 
-fn bit(v: Var) -> u32 {
-    1 << v.0
-}
-
-fn mask_of(vars: &[Var]) -> u32 {
-    vars.iter().fold(0, |m, v| m | bit(*v))
-}
-
-/// Does selection `s` (a bit mask) satisfy entry constraint `c` on `subject`?
-fn holds(subject: Var, c: &Constraint, s: u32) -> bool {
-    let on = |v: Var| s & bit(v) != 0;
-    match c {
-        Constraint::Mandatory => on(subject),
-        Constraint::Prohibited => !on(subject),
-        Constraint::Dependency(list) => !on(subject) || s & mask_of(list) != 0,
-        Constraint::Conflict(o) => !(on(subject) && on(*o)),
-        Constraint::AtMost { n, vars } => (s & mask_of(vars)).count_ones() as usize <= *n,
-    }
-}
-
-/// Every valid selection, as masks.
-fn valid_masks(p: &P) -> Vec<u32> {
-    (0u32..(1 << p.var_count()))
-        .filter(|&s| {
-            p.entries()
-                .iter()
-                .all(|e| holds(e.subject, &e.constraint, s))
-        })
-        .collect()
-}
-
-/// docs/semantics.md §5.3: mandatory variables in entry order, then dependencies breadth-first; a
-/// dependency already met pulls in nothing, else its first candidate some valid selection
-/// extends. None when no valid selection exists.
-fn greedy(p: &P, valid: &[u32]) -> Option<Vec<Var>> {
-    let extendable = |m: u32| valid.iter().any(|s| s & m == m);
-    let mut sel: Vec<Var> = Vec::new();
-    for e in p.entries() {
-        if e.constraint == Constraint::Mandatory && !sel.contains(&e.subject) {
-            sel.push(e.subject);
-        }
-    }
-    if !extendable(mask_of(&sel)) {
-        return None;
-    }
-    let mut i = 0;
-    while let Some(&v) = sel.get(i) {
-        for e in p.entries().iter().filter(|e| e.subject == v) {
-            let Constraint::Dependency(list) = &e.constraint else {
-                continue;
-            };
-            if list.iter().any(|x| sel.contains(x)) {
-                continue;
-            }
-            let base = mask_of(&sel);
-            let pick = list
-                .iter()
-                .find(|x| extendable(base | bit(**x)))
-                .expect("a valid selection extending sel meets this dependency");
-            sel.push(*pick);
-        }
-        i += 1;
-    }
-    Some(sel)
-}
-
-/// Every selected variable is mandatory or a candidate of a dependency of a selected one.
-fn justified(p: &P, sel: &[Var]) -> Result<(), String> {
-    let s = mask_of(sel);
-    for v in sel {
-        let ok = p.entries().iter().any(|e| match &e.constraint {
-            Constraint::Mandatory => e.subject == *v,
-            Constraint::Dependency(list) => s & bit(e.subject) != 0 && list.contains(v),
-            _ => false,
-        });
-        if !ok {
-            return Err(format!("{v:?} is selected but nothing needs it"));
-        }
-    }
-    Ok(())
-}
-
-/// The proof is sound: leaves are implied by their constraint, inner nodes are resolvents,
-/// the root is empty.
-fn check_proof(p: &P, tree: &DerivationTree<usize>) -> Result<(), String> {
-    let root = tree.root().ok_or("an empty proof")?;
-    if !root.terms.is_empty() {
-        return Err(format!("the root is not empty: {:?}", root.terms));
-    }
-    let n = p.var_count();
-    for (i, node) in tree.nodes.iter().enumerate() {
-        match &node.cause {
-            Cause::External(label) => {
-                let e = p
-                    .entries()
-                    .iter()
-                    .find(|e| e.label == *label)
-                    .ok_or(format!("node {i}: no entry labelled {label}"))?;
-                // Every selection that meets the constraint breaks some term.
-                for s in 0u32..(1 << n) {
-                    let all_terms = node
-                        .terms
-                        .iter()
-                        .all(|t| (s & bit(t.var) != 0) == t.selected);
-                    if all_terms && holds(e.subject, &e.constraint, s) {
-                        return Err(format!(
-                            "node {i} ({:?}) is not implied by entry {label} ({:?})",
-                            node.terms, e.constraint
-                        ));
-                    }
-                }
-            }
-            Cause::Derived { left, right, pivot } => {
-                if *left >= i || *right >= i {
-                    return Err(format!("node {i} uses a later node"));
-                }
-                let l = &tree.nodes[*left].terms;
-                let r = &tree.nodes[*right].terms;
-                let sign = |ts: &[deppy::solver::Term]| {
-                    ts.iter().find(|t| t.var == *pivot).map(|t| t.selected)
-                };
-                match (sign(l), sign(r)) {
-                    (Some(a), Some(b)) if a != b => {}
-                    other => {
-                        return Err(format!(
-                            "node {i}: pivot {pivot:?} has signs {other:?} in its premises"
-                        ));
-                    }
-                }
-                let mut want: Vec<_> = l.iter().chain(r).filter(|t| t.var != *pivot).collect();
-                want.sort();
-                want.dedup();
-                let mut got: Vec<_> = node.terms.iter().collect();
-                got.sort();
-                if got != want {
-                    return Err(format!(
-                        "node {i} is not the resolvent: {got:?} vs {want:?}"
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Holds deppy's outcome on `p` against the oracle. Returns the answer as a sorted list.
 fn check_case(p: &P) -> Result<Option<Vec<Var>>, String> {
     let valid = valid_masks(p);
@@ -230,12 +90,13 @@ fn check_case(p: &P) -> Result<Option<Vec<Var>>, String> {
             let Some(want) = want else {
                 return Err("deppy resolved, the oracle finds no valid selection".into());
             };
-            let (mut a, mut b) = (sel.clone(), want.clone());
-            a.sort();
-            b.sort();
-            if a != b {
-                return Err(format!("answer {a:?}, §5 wants {b:?}"));
+            if sel != want {
+                return Err(format!(
+                    "answer {sel:?}, §5 wants {want:?} (in this selection order)"
+                ));
             }
+            let mut a = sel.clone();
+            a.sort();
             Ok(Some(a))
         }
         Err(SolveError::Unsatisfiable(tree)) => {

@@ -14,8 +14,9 @@
 //! The model (below, from docs/semantics.md §2, §4, §6, §7) says which selections are valid.
 //! Then:
 //! * deppy resolves iff some subset of the bundles is valid (all subsets are tried);
-//! * a resolved answer is valid in the model and passes deppy's independent checker
-//!   (`deppy::resolve::check`);
+//! * a resolved answer is valid in the model and passes the independent checker of
+//!   `tests/support/checker/` (fed the same documents and the request as JSON), and it is the
+//!   answer that checker's preference model (docs/semantics.md §5) computes;
 //! * minimality (§5): every selected bundle meets a requirement, is kept by
 //!   `keepInstalled`, or matches a dependency of another selected bundle that the cluster
 //!   does not already meet;
@@ -34,9 +35,11 @@ use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions, SourceFile};
 use deppy::explain::Detail;
 use deppy::report::Report;
 use deppy::request::{InstalledBundle, Request, Requirement};
-use deppy::resolve::{Outcome, Resolver, check};
+use deppy::resolve::{Outcome, Resolver};
 use serde_json::{Value, json};
 
+#[path = "support/checker/mod.rs"]
+mod checker;
 #[path = "support/oracle.rs"]
 mod oracle;
 use oracle::{Rng, env_usize};
@@ -464,8 +467,7 @@ impl<'c> Model<'c> {
                 && q.pin.is_none_or(|p| p == x.v)
         };
         // An excluded bundle (a skipped entry) is a candidate only of the requirement that
-        // pins it: it does not meet another requirement of its package (deppy::resolve::check
-        // is more lenient here; see fuzz/README.md).
+        // pins it: it does not meet another requirement of its package.
         if q.package != b.pkg || !fits(b) || !(self.usable(b) || q.pin == Some(b.v)) {
             return false;
         }
@@ -804,7 +806,6 @@ fn resolve(case: &Case, layout: &Layout, req: &Request) -> Result<Resolved, Stri
         .map_err(|e| format!("resolve error: {e}"))?;
     let selection = match &outcome {
         Outcome::Resolved(a) => {
-            check(&u, req, &a.bundles).map_err(|v| format!("the checker rejects: {v}"))?;
             let mut sel = Vec::new();
             for id in &a.bundles {
                 let b = u.bundle(*id);
@@ -872,6 +873,61 @@ fn check_against_model(model: &Model<'_>, masks: &Masks, got: &Resolved) -> Resu
     }
 }
 
+/// Holds one resolution against the independent checker and its §5 preference model.
+fn check_independently(case: &Case, req: &Request, got: &Resolved) -> Result<(), String> {
+    let inputs: Vec<checker::CatalogInput> = (0..case.catalogs)
+        .map(|c| checker::CatalogInput {
+            name: CATALOGS[c].into(),
+            priority: case.priorities[c],
+            docs: documents(case, c)
+                .iter()
+                .map(|d| serde_json::from_str(d).unwrap_or(Value::Null))
+                .collect(),
+        })
+        .collect();
+    let request = serde_json::to_value(req).map_err(|e| e.to_string())?;
+    let world = checker::World::new(&inputs, &request, None)
+        .map_err(|e| format!("the checker cannot read the case: {e}"))?;
+    let masks = world.masks().ok_or("more than 24 bundles")?;
+    let valid = masks.all_valid();
+    let want = checker::preference::preferred_answer(&world, &valid);
+    let names = |sel: &[usize]| {
+        let mut v: Vec<String> = sel.iter().map(|b| world.describe(*b)).collect();
+        v.sort();
+        v
+    };
+    match (&got.selection, want) {
+        (Some(sel), Some(want)) => {
+            let ids = sel
+                .iter()
+                .map(|b| {
+                    world
+                        .find(CATALOGS[b.cat], &bundle_name(b.pkg, b.v))
+                        .ok_or(format!("the checker has no {b:?}"))
+                })
+                .collect::<Result<Vec<usize>, String>>()?;
+            world
+                .check(&ids)
+                .map_err(|e| format!("the independent checker rejects the answer: {e}"))?;
+            world.justified(&ids)?;
+            if names(&ids) != names(&want) {
+                return Err(format!(
+                    "deppy selects {:?}, docs/semantics.md §5 prefers {:?}",
+                    names(&ids),
+                    names(&want)
+                ));
+            }
+            Ok(())
+        }
+        (None, None) => Ok(()),
+        (None, Some(want)) => Err(format!(
+            "deppy finds no answer, the checker accepts {:?}",
+            names(&want)
+        )),
+        (Some(_), None) => Err("deppy resolved, the checker finds no valid selection".into()),
+    }
+}
+
 #[derive(Default)]
 struct Tally {
     cases: usize,
@@ -922,6 +978,7 @@ fn run(first: usize, count: usize, stride: usize) -> Tally {
         let req = request(&case);
         let got = resolve(&case, &plain_layout(&case), &req).unwrap_or_else(|e| fail(e));
         check_against_model(&model, &masks, &got).unwrap_or_else(|e| fail(e));
+        check_independently(&case, &req, &got).unwrap_or_else(|e| fail(e));
         t.cases += 1;
         t.resolved += usize::from(got.selection.is_some());
         if seed.is_multiple_of(10) {

@@ -105,6 +105,45 @@ fn graphs() {
     );
 }
 
+/// A failure's picture shows every bundle its explanation blames: the excluded provider, the
+/// rejected candidates of a requirement.
+#[test]
+fn failure_graphs_show_the_bundles_the_explanation_names() {
+    for scenario in [
+        "deprecated-only-provider-etcd",
+        "deprecated-pinned",
+        "admin-require-unsatisfiable",
+        "cluster-runtime-constraint-unsatisfiable",
+        "missing-version-range",
+        "missing-pinned-bundle",
+    ] {
+        let request = format!("tests/scenarios/{scenario}/request.yaml");
+        let (code, json) = deppy(&["resolve", &request, "-o", "json"]);
+        assert_eq!(code, 1, "{scenario} is unsatisfiable");
+        let report: serde_json::Value = serde_json::from_str(&json).expect("a JSON report");
+        let explanation = report["explanation"].as_str().expect("an explanation");
+        let (_, graph) = deppy(&["graph", &request]);
+        let parsed =
+            deppy::request::Request::from_file(Path::new(MANIFEST).join(&request).as_path())
+                .expect("the request");
+        let sources = deppy::scenario::catalog_sources(&parsed).expect("catalogs");
+        let set = deppy::catalog::CatalogSet::load(&sources, &Default::default()).expect("loads");
+        let blamed: Vec<&str> = set
+            .bundles
+            .iter()
+            .map(|b| b.name.as_str())
+            .filter(|n| explanation.contains(n))
+            .collect();
+        assert!(!blamed.is_empty(), "{scenario}: {explanation}");
+        for name in blamed {
+            assert!(
+                graph.contains(&format!("\"{name}")),
+                "{scenario}: the explanation names {name}, the graph does not:\n{graph}"
+            );
+        }
+    }
+}
+
 #[test]
 fn plans_and_completions() {
     snap(

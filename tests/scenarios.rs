@@ -5,10 +5,17 @@
 //!
 //! Each catalog scenario is also checked for determinism and for the pipeline's promises:
 //! - resolved twice: identical answers;
-//! - resolved from a temporary copy of its catalogs with every file's documents in reverse
-//!   order: the same JSON (warnings aside, whose file positions differ: only their number);
+//! - resolved from a temporary copy of its catalogs (laid out like the originals) with every
+//!   file's documents in reverse order: the same answer, byte for byte, except the line and
+//!   document numbers inside messages, which the reversal moves;
 //! - that reversed run is traced, the copy deleted, and the trace replayed: the same answer;
-//! - the library's stages called directly (no pipeline): the same JSON, hints aside.
+//! - the library's stages called directly (no pipeline, hints included): the same JSON byte
+//!   for byte, or the same error; either path failing alone fails the scenario;
+//! - a resolved answer passes the independent checker of `tests/support/checker/` (which
+//!   reads the catalog files and request.yaml itself and shares no code with deppy).
+//!
+//! A request file that does not parse has no catalogs to reorder: its expected.txt is the
+//! whole check.
 //!
 //! Update expectations with `cargo run -- test --update tests/scenarios`, then review
 //! `git diff tests/scenarios`.
@@ -23,33 +30,60 @@ use deppy::pipeline::trace::Trace;
 use deppy::report::Report;
 use deppy::request::Request;
 use deppy::resolve::Resolver;
+use deppy::resolve::hints::hints;
 use deppy::scenario::{self, Answer, EXPECTED};
+
+#[path = "support/checker/mod.rs"]
+mod checker;
 
 const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
 
 /// Replays a trace (its catalogs may be gone).
-fn replay(trace: &Path) -> Answer {
+fn replay(trace: &Path, strip: &str) -> Answer {
     let t = Trace::read(trace).expect("trace reads back");
     let mut pipeline = Pipeline::new(t.config.clone()).expect("recorded configuration");
     t.check(&pipeline).expect("same pipeline and version");
-    scenario::answer_of(pipeline.replay(&t.sources), &t.request(), &[], "")
+    scenario::answer_of(pipeline.replay(&t.sources), &t.request(), &[], strip)
 }
 
-/// The same request through the library's stages directly (no pipeline).
-fn resolve_direct(request: &Request, strip: &str) -> Option<String> {
-    let sources = scenario::catalog_sources(request).ok()?;
-    let set = CatalogSet::load(&sources, &LoadOptions::default()).ok()?;
+/// The same request through the library's stages directly (no pipeline): the JSON report
+/// `deppy resolve -o json` prints, hints included, or the error.
+fn resolve_direct(request: &Request, strip: &str) -> Result<String, String> {
+    let rel = |s: String| s.replace(strip, "");
+    let sources = scenario::catalog_sources(request)?;
+    let set =
+        CatalogSet::load(&sources, &LoadOptions::default()).map_err(|e| rel(e.to_string()))?;
     let resolver = Resolver::new(set.clone());
-    let (u, outcome) = resolver.resolve(request).ok()?;
-    let mut warnings: Vec<String> = set.warnings.iter().map(|w| w.to_string()).collect();
-    warnings.extend(resolver.channel_warnings());
+    let (u, outcome) = resolver.resolve(request).map_err(|e| rel(e.to_string()))?;
+    let mut warnings: Vec<String> = set.warnings.iter().map(|w| rel(w.to_string())).collect();
+    warnings.extend(resolver.channel_warnings().into_iter().map(rel));
     let mut report = Report::new(&u, request, &outcome, Detail::Summary, warnings);
-    report.warnings = report
-        .warnings
-        .iter()
-        .map(|w| w.replace(strip, ""))
-        .collect();
-    Some(serde_json::to_string_pretty(&report).expect("a report serializes"))
+    if !report.is_resolved() {
+        let found = hints(&u.set, &sources, request, &[]);
+        report = report.with_hints(&u, request, found);
+    }
+    Ok(serde_json::to_string_pretty(&report).expect("a report serializes"))
+}
+
+/// `text` with the numbers of message positions (`file:LINE (document N)`, `line L column C`)
+/// replaced by `#`: reversing a file's documents moves them.
+fn without_positions(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let after_marker = [":", "(document ", "line ", "column "]
+            .iter()
+            .any(|m| out.ends_with(m));
+        if after_marker && c.is_ascii_digit() {
+            let digits = rest.len() - rest.trim_start_matches(|d: char| d.is_ascii_digit()).len();
+            out.push('#');
+            rest = &rest[digits..];
+        } else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
 }
 
 /// The documents of a YAML stream, without their `---` separators.
@@ -76,10 +110,17 @@ fn reversed(path: &Path, text: &str) -> String {
             .map(|d| format!("---\n{d}"))
             .collect(),
         Some("json") => {
-            let docs: Vec<serde_json::Value> = serde_json::Deserializer::from_str(text)
-                .into_iter()
-                .collect::<Result<_, _>>()
-                .expect("catalog JSON is a stream of objects");
+            // The documents' own bytes, reversed (re-serializing would change sizes).
+            let mut stream =
+                serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
+            let mut docs = Vec::new();
+            let mut start = 0;
+            while let Some(doc) = stream.next() {
+                doc.expect("catalog JSON is a stream of objects");
+                let end = stream.byte_offset();
+                docs.push(text[start..end].trim());
+                start = end;
+            }
             docs.iter().rev().map(|d| format!("{d}\n")).collect()
         }
         _ => text.to_string(),
@@ -116,41 +157,60 @@ fn copy_reversed(from: &Path, to: &Path) {
     }
 }
 
-/// The same request against reversed copies of its catalogs, traced; the trace is then
-/// replayed with the copies deleted. Returns both runs.
-fn resolve_reversed(request: &Request, name: &str) -> (Answer, Answer) {
+/// The same request against reversed copies of its catalogs, laid out as the originals are
+/// around the scenario folder (so messages name the same relative paths), traced; the trace
+/// is then replayed with the copies deleted. Returns both runs.
+fn resolve_reversed(request: &Request, dir: &Path, name: &str) -> (Answer, Answer) {
     let tmp = std::env::temp_dir()
         .join(format!("deppy-scenarios-{}", std::process::id()))
         .join(name);
     let _ = fs::remove_dir_all(&tmp);
+    let folder = tmp.join("s");
+    fs::create_dir_all(&folder).expect("temp dir");
     let mut copy = request.clone();
-    for (i, c) in copy.catalogs.iter_mut().enumerate() {
-        let to = tmp
-            .join(i.to_string())
-            .join(c.path.file_name().expect("a catalog path names something"));
+    for c in copy.catalogs.iter_mut() {
+        let rel = c
+            .path
+            .strip_prefix(dir)
+            .expect("request.yaml names its catalogs relative to its folder");
+        let to = folder.join(rel);
         fs::create_dir_all(to.parent().expect("a parent")).expect("temp dir");
         copy_reversed(&c.path, &to);
         c.path = to;
     }
+    let strip = scenario::folder_prefix(&folder);
     let trace = tmp.with_extension("trace.jsonl");
-    let run = scenario::resolve(&copy, Some(&trace), "");
+    let run = scenario::resolve(&copy, Some(&trace), &strip);
     let _ = fs::remove_dir_all(&tmp);
-    let replayed = replay(&trace);
+    let replayed = replay(&trace, &strip);
     let _ = fs::remove_file(&trace);
     (run, replayed)
 }
 
-/// A JSON report without some keys, for comparisons.
-fn without(json: &str, keys: &[&str]) -> String {
-    match serde_json::from_str::<serde_json::Value>(json) {
-        Ok(serde_json::Value::Object(mut m)) => {
-            for k in keys {
-                m.remove(*k);
-            }
-            serde_json::Value::Object(m).to_string()
-        }
-        _ => json.to_string(),
-    }
+/// Holds a resolved answer against the independent checker.
+fn checked_independently(dir: &Path, request: &Request, answer: &Answer) -> Result<(), String> {
+    let text = fs::read_to_string(dir.join("request.yaml")).map_err(|e| e.to_string())?;
+    let raw: serde_json::Value = checker::documents(&text)?
+        .into_iter()
+        .next()
+        .ok_or("an empty request.yaml")?;
+    let sources = scenario::catalog_sources(request)?;
+    let inputs = sources
+        .iter()
+        .map(|s| {
+            Ok(checker::CatalogInput {
+                name: s.name.clone(),
+                priority: s.priority,
+                docs: checker::read_tree(&s.path)?,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let world = checker::World::new(&inputs, &raw, None)?;
+    let report: serde_json::Value =
+        serde_json::from_str(&answer.json).map_err(|e| e.to_string())?;
+    let sel = world.selection_of_report(&report)?;
+    world.check(&sel)?;
+    world.justified(&sel)
 }
 
 /// The determinism and pipeline checks of one catalog scenario; None when all hold.
@@ -158,45 +218,87 @@ fn invariants(dir: &Path, name: &str, first: &Answer) -> Option<String> {
     let request = Request::from_file(&dir.join("request.yaml")).ok()?;
     let strip = scenario::folder_prefix(dir);
     let again = scenario::resolve(&request, None, &strip);
-    let (back, replayed) = resolve_reversed(&request, name);
     if *first != again {
         return Some(format!("{name}: two resolutions differ"));
     }
+    let (back, replayed) = resolve_reversed(&request, dir, name);
     if back.render() != replayed.render() {
         return Some(format!(
-            "{name}: the replay differs from the traced run:\n{}\n---- replay ----\n{}",
-            back.render(),
-            replayed.render()
+            "{name}: the replay differs from the traced run:\n{}",
+            scenario::diff(&back.render(), &replayed.render())
         ));
     }
-    let direct = resolve_direct(&request, &strip);
-    if first.exit != 2
-        && direct.is_some_and(|d| without(&d, &["hints"]) != without(&first.json, &["hints"]))
+    match (first.exit, resolve_direct(&request, &strip)) {
+        (2, Err(e)) if e == first.json => {}
+        (_, Err(e)) => {
+            return Some(format!(
+                "{name}: the library's stages fail: {e}\n(the pipeline: exit {}, {})",
+                first.exit, first.json
+            ));
+        }
+        (2, Ok(_)) => {
+            return Some(format!(
+                "{name}: the pipeline fails ({}), the library's stages resolve",
+                first.json
+            ));
+        }
+        (_, Ok(d)) if d != first.json => {
+            return Some(format!(
+                "{name}: the pipeline differs from the library's stages:\n{}",
+                scenario::diff(&first.json, &d)
+            ));
+        }
+        _ => {}
+    }
+    let (a, b) = (
+        without_positions(&first.render()),
+        without_positions(&back.render()),
+    );
+    if a != b {
+        return Some(format!(
+            "{name}: reversed document order changes the answer:\n{}",
+            scenario::diff(&a, &b)
+        ));
+    }
+    if first.exit == 0
+        && let Err(e) = checked_independently(dir, &request, first)
     {
         return Some(format!(
-            "{name}: the pipeline differs from the library's stages"
+            "{name}: the independent checker rejects the answer: {e}"
         ));
     }
-    let same_kind = first.exit == back.exit && first.warnings == back.warnings;
-    let same = if first.exit == 2 {
-        first.json.lines().count() == back.json.lines().count()
-    } else {
-        without(&first.json, &["warnings"]) == without(&back.json, &["warnings"])
-    };
-    (!(same_kind && same)).then(|| {
-        format!(
-            "{name}: reversed document order changes the answer:\n{}\n---- reversed ----\n{}",
-            first.render(),
-            back.render()
-        )
-    })
+    None
+}
+
+/// Every scenario here runs and passes, so a README may not call a scenario pending or
+/// failing, and a folder it names (`_name/...`) must exist.
+fn readme_error(dir: &Path, readme: &str) -> Option<String> {
+    let lower = readme.to_lowercase();
+    for word in ["pending", "currently fails", "does not pass yet"] {
+        if lower.contains(word) {
+            return Some(format!(
+                "says {word:?}, but every scenario of the suite passes"
+            ));
+        }
+    }
+    let root = dir.parent()?;
+    readme
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|t| t.starts_with('_') && t.contains('/'))
+        .find(|t| !root.join(t).exists())
+        .map(|t| format!("names `{t}`, which does not exist"))
 }
 
 /// Runs one scenario: its failure, if any.
 fn check(dir: &Path) -> Option<String> {
     let name = dir.file_name()?.to_str()?.to_string();
-    if !dir.join("README.md").exists() {
+    let Ok(readme) = fs::read_to_string(dir.join("README.md")) else {
         return Some(format!("{name}: no README.md"));
+    };
+    if let Some(e) = readme_error(dir, &readme) {
+        return Some(format!("{name}: README.md {e}"));
     }
     let first = scenario::run_dir(dir);
     let expected = fs::read_to_string(dir.join(EXPECTED)).unwrap_or_default();

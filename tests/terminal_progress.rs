@@ -1,5 +1,7 @@
-//! Progress reports: the library's hooks report monotonically up to the total, and the CLI
-//! draws no bar when stderr is not a terminal.
+//! Progress reports: the library's hooks report monotonically up to the total; the CLI draws
+//! its bar on a terminal and nothing when stderr is not one. Both CLI tests set
+//! `DEPPY_PROGRESS_DELAY_MS=0`, so the bar is due at once: the work finishing under the usual
+//! 300 ms cannot hide a broken terminal check.
 
 use std::process::Command;
 use std::sync::Mutex;
@@ -85,10 +87,34 @@ fn no_progress_output_when_stderr_is_not_a_terminal() {
         ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_remove("RUST_LOG")
+        .env("DEPPY_PROGRESS_DELAY_MS", "0")
         .output()
         .expect("runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.is_empty(), "{stderr}");
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
     assert!(json.as_array().is_some_and(|rows| !rows.is_empty()));
+}
+
+/// On a terminal (a pseudo-terminal made by util-linux `script`), the bar appears. The check
+/// (a few hundred bundles, most of a second) outlasts the thread that shows the bar.
+#[test]
+fn progress_bar_on_a_terminal() {
+    let deppy = env!("CARGO_BIN_EXE_deppy");
+    let command = format!(
+        "{deppy} catalog check catalogs/certified-converted-v4.22 --all -o json >/dev/null"
+    );
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("RUST_LOG")
+        .env("DEPPY_PROGRESS_DELAY_MS", "0")
+        .output()
+        .expect("util-linux `script` runs (it makes the pseudo-terminal)");
+    let seen = String::from_utf8_lossy(&out.stdout);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{seen}");
+    assert!(
+        seen.contains("checking installability"),
+        "no progress bar on a terminal: {seen:?}"
+    );
 }

@@ -1,5 +1,6 @@
-//! Resolving requests one at a time on a loaded catalog set, each answer held against the
-//! independent checker; shared by the `resolve` and `load` benchmarks.
+//! Resolving requests one at a time on a loaded catalog set, each answer held against
+//! `deppy::resolve::check` (the resolver's consistency check, which shares the resolver's
+//! reading of the catalogs); shared by the `resolve` and `load` benchmarks.
 
 #![allow(dead_code)] // each benchmark uses part of it
 

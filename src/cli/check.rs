@@ -28,8 +28,8 @@ pub struct CheckArgs {
     budget: Budget,
 }
 
-/// Runs `deppy catalog check`: exit 1 when a checked bundle is not installable, 3 when a
-/// budget ran out before every bundle was checked.
+/// Runs `deppy catalog check`: exit 3 when a budget ran out before every bundle was checked,
+/// else 1 when a bundle is not installable or a channel head cannot be checked.
 pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let sources = args
         .paths

@@ -12,6 +12,14 @@ use deppy::progress::{Progress, Task};
 /// How long work runs before a bar appears.
 pub const DELAY: Duration = Duration::from_millis(300);
 
+/// [`DELAY`], or `DEPPY_PROGRESS_DELAY_MS` when set (tests force the bar with 0).
+fn delay() -> Duration {
+    std::env::var("DEPPY_PROGRESS_DELAY_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(DELAY, Duration::from_millis)
+}
+
 /// A bar (or spinner) that appears after [`DELAY`] on a terminal, and is cleared when
 /// dropped.
 pub struct Bar {
@@ -36,14 +44,15 @@ impl Bar {
         bar
     }
 
-    /// After [`DELAY`], draws `bar` on stderr if it is a terminal and the work goes on.
+    /// After [`delay`], draws `bar` on stderr if it is a terminal and the work goes on.
     fn show_later(bar: &ProgressBar) {
         if !std::io::stderr().is_terminal() {
             return;
         }
         let bar = bar.clone();
+        let wait = delay();
         std::thread::spawn(move || {
-            std::thread::sleep(DELAY);
+            std::thread::sleep(wait);
             if !bar.is_finished() {
                 bar.set_draw_target(ProgressDrawTarget::stderr());
                 bar.enable_steady_tick(Duration::from_millis(100));

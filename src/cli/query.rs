@@ -17,8 +17,8 @@ use super::{EXIT_FAILED, EXIT_OK};
 /// `deppy why` / `deppy why-not` arguments.
 #[derive(Debug, Args)]
 pub struct QueryArgs {
-    /// A bundle name, or a package name (its selected bundle; for why-not, its most preferred
-    /// bundle).
+    /// A bundle name, or a package name (why: its selected bundle; why-not: its newest bundle
+    /// not in the answer).
     pub target: String,
     #[command(flatten)]
     pub request: RequestArgs,
@@ -101,7 +101,7 @@ pub fn why_not(args: QueryArgs) -> anyhow::Result<u8> {
     let sel: &[BundleId] = selected(&r).unwrap_or(&[]);
     let model = &r.variables.model;
     let all = targets(&r, &args.target);
-    // A package: its most preferred bundle not in the answer (default-channel head first).
+    // A package: its newest bundle not in the answer (`preferred_unselected`).
     let Some(&target) = all.iter().rev().find(|b| !sel.contains(b)).or(all.first()) else {
         bail!(
             "no bundle or package named {:?} in the catalogs",

@@ -1,6 +1,11 @@
-//! An independent checker: does a selection satisfy every rule of docs/semantics.md §2, §4, §6
-//! and §7? It recomputes everything from the catalog (no Datalog, no solver), so tests and
-//! debug builds can hold each answer against it.
+//! A consistency check of an answer: one bundle per package and per API, every requirement
+//! met (one upgrade edge from a fitting installed bundle), every dependency of a selected
+//! bundle met by a selected bundle or the cluster, no deprecated or off-channel bundle,
+//! `keep` and `keepInstalled` honoured (docs/semantics.md §4, §6, §7). Debug builds run it
+//! on every answer. It works on the resolver's own catalog model and constraint matcher
+//! (no Datalog, no solver) and does not recompute admin, cluster or pipeline removals, so it
+//! is not independent: the independent checker, which shares no code with the resolver, is
+//! `tests/support/checker/`.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -149,7 +154,9 @@ pub fn check(u: &Universe, request: &Request, selected: &[BundleId]) -> Result<(
     Ok(())
 }
 
-/// Does bundle `b` meet requirement `q`, including the one-edge upgrade rule?
+/// Does bundle `b` meet requirement `q`, including the one-edge upgrade rule? An installed
+/// bundle that still fits stays (whatever catalog the requirement names, when it is in no
+/// catalog); otherwise `b` must match the requirement itself.
 fn satisfies(u: &Universe, ch: &Channels, q: &Requirement, b: BundleId) -> bool {
     let bundle = u.bundle(b);
     if u.package_name(bundle.package) != q.package {
@@ -166,17 +173,15 @@ fn satisfies(u: &Universe, ch: &Channels, q: &Requirement, b: BundleId) -> bool 
         .is_none_or(|r| r.matches(&bundle.version));
     let pinned = q.bundle.as_deref().is_none_or(|p| p == bundle.name);
     let on_channel = q.bundle.is_some() || q.channel.as_deref().is_none_or(|c| ch.on(b, c));
-    if !(in_catalog && in_range && pinned) {
-        return false;
-    }
+    let matches = in_catalog && in_range && pinned;
     let installed = u
         .installed
         .iter()
         .copied()
         .find(|i| u.package_of(*i) == bundle.package && !u.is_kept(*i));
     match installed {
-        Some(i) if fits(u, q, i) => i == b || (on_channel && is_successor(u, i, b)),
-        _ => on_channel,
+        Some(i) if fits(u, q, i) => i == b || (matches && on_channel && is_successor(u, i, b)),
+        _ => matches && on_channel,
     }
 }
 

@@ -54,7 +54,9 @@ pub fn run(dir: &Path, strip: &str) -> Answer {
     }
 }
 
-fn answer(dir: &Path) -> Result<(Status, String, String), String> {
+/// What `deppy cluster resolve` is given by the scenario in `dir`: the state (what-if files
+/// applied), the catalog bindings and the options.
+pub fn inputs(dir: &Path) -> Result<(ClusterState, Vec<Binding>, ClusterOptions), String> {
     let text = std::fs::read_to_string(dir.join(CLUSTER_FILE)).map_err(|e| e.to_string())?;
     let s: ClusterScenario = serde_saphyr::from_str(&text)
         .map_err(|e| format!("{CLUSTER_FILE}: {}", e.without_snippet()))?;
@@ -83,7 +85,13 @@ fn answer(dir: &Path) -> Result<(Status, String, String), String> {
         policy,
         ..ClusterOptions::default()
     };
-    let answer = crate::cluster::resolve_cluster(&state, &bindings, &opts).map_err(err)?;
+    Ok((state, bindings, opts))
+}
+
+fn answer(dir: &Path) -> Result<(Status, String, String), String> {
+    let (state, bindings, opts) = inputs(dir)?;
+    let answer =
+        crate::cluster::resolve_cluster(&state, &bindings, &opts).map_err(|e| e.to_string())?;
     let json = serde_json::to_string_pretty(&answer).map_err(|e| e.to_string())?;
     Ok((
         answer.status,

@@ -1,0 +1,114 @@
+//! Property test of the generic solver (docs/semantics.md §5, §8) with shrinking: random
+//! problems of up to 8 variables against the brute-force model of
+//! `tests/support/generic_model.rs`, which shares no code with the solver. An answer must
+//! be valid in the model (not `Problem::check`, the solver's own checker), justified, and
+//! exactly the §5 selection in the solver's order; an unsatisfiable problem's proof is
+//! checked step by step (each leaf implied by its constraint, each inner node a resolvent on
+//! an opposite-sign pivot, an empty root).
+
+use deppy::solver::{
+    Cause, Constraint, DerivationTree, Incompatibility, Problem, SolveError, SolveOptions, Term,
+    Var, solve,
+};
+use proptest::prelude::*;
+
+#[path = "support/generic_model.rs"]
+mod generic_model;
+use generic_model::{check_proof, greedy, justified, mask_of, valid_masks};
+
+type P = Problem<String>;
+
+fn arb_problem() -> impl Strategy<Value = P> {
+    let n = 2usize..9;
+    n.prop_flat_map(|n| {
+        let var = 0..n as u32;
+        let constraint = prop_oneof![
+            2 => Just(Constraint::Mandatory),
+            1 => Just(Constraint::Prohibited),
+            6 => prop::collection::vec(var.clone(), 0..4)
+                .prop_map(|v| Constraint::Dependency(v.into_iter().map(Var).collect())),
+            2 => var.clone().prop_map(|v| Constraint::Conflict(Var(v))),
+            2 => (1usize..3, prop::collection::vec(var.clone(), 2..5)).prop_map(|(n, v)| {
+                Constraint::AtMost { n, vars: v.into_iter().map(Var).collect() }
+            }),
+        ];
+        prop::collection::vec((var, constraint), 1..14).prop_map(move |rows| {
+            let mut p = P::new();
+            for _ in 0..n {
+                p.add_var();
+            }
+            for (i, (s, c)) in rows.into_iter().enumerate() {
+                p.add(Var(s), c, format!("c{i}"));
+            }
+            p
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #[test]
+    fn matches_the_model(p in arb_problem()) {
+        let valid = valid_masks(&p);
+        match (greedy(&p, &valid), solve(&p, &SolveOptions::default())) {
+            (Some(want), Ok(sel)) => {
+                prop_assert!(valid.contains(&mask_of(&sel)), "{:?} breaks a constraint", sel);
+                prop_assert_eq!(sel.len(), mask_of(&sel).count_ones() as usize);
+                prop_assert_eq!(justified(&p, &sel), Ok(()));
+                prop_assert_eq!(sel, want, "the §5 selection, in breadth-first order");
+            }
+            (None, Err(SolveError::Unsatisfiable(tree))) => {
+                prop_assert_eq!(check_proof(&p, &tree), Ok(()));
+            }
+            (want, got) => prop_assert!(false, "model {:?} solver {:?}", want, got),
+        }
+    }
+}
+
+/// The proof check is not a label check: a leaf whose terms its constraint does not imply,
+/// a step on a pivot with equal signs, and a non-empty root are each rejected.
+#[test]
+fn proof_check_rejects_unsound_steps() {
+    let mut p = P::new();
+    let (a, b) = (p.add_var(), p.add_var());
+    p.add(a, Constraint::Mandatory, "a".into());
+    p.add(a, Constraint::Dependency(vec![b]), "a needs b".into());
+    p.add(b, Constraint::Prohibited, "no b".into());
+    let t = |v: Var, selected: bool| Term { var: v, selected };
+    let leaf = |terms: Vec<Term>, l: &str| Incompatibility {
+        terms,
+        cause: Cause::External(l.to_string()),
+    };
+    let step = |terms: Vec<Term>, left: usize, right: usize, pivot: Var| Incompatibility {
+        terms,
+        cause: Cause::Derived { left, right, pivot },
+    };
+    let sound = DerivationTree {
+        nodes: vec![
+            leaf(vec![t(a, false)], "a"),
+            leaf(vec![t(a, true), t(b, false)], "a needs b"),
+            leaf(vec![t(b, true)], "no b"),
+            step(vec![t(a, true)], 1, 2, b),
+            step(vec![], 0, 3, a),
+        ],
+    };
+    assert_eq!(check_proof(&p, &sound), Ok(()));
+    let mut wrong_leaf = sound.clone();
+    wrong_leaf.nodes[2].terms = vec![t(b, false)];
+    assert!(
+        check_proof(&p, &wrong_leaf).is_err(),
+        "a leaf its constraint does not imply"
+    );
+    let mut same_sign = sound.clone();
+    same_sign.nodes[3] = step(vec![t(a, true)], 1, 1, b);
+    assert!(
+        check_proof(&p, &same_sign).is_err(),
+        "a pivot with equal signs"
+    );
+    let mut open_root = sound;
+    open_root.nodes.truncate(4);
+    assert!(
+        check_proof(&p, &open_root).is_err(),
+        "a root that is not empty"
+    );
+}
