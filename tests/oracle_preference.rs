@@ -382,7 +382,6 @@ fn answers_are_the_most_preferred_valid_selection() {
 /// holds one entry per bundle and channel). Here a.v2 replaces a.v1 in `stable` only; with
 /// installed a.v1 and `channel: fast`, staying is the only candidate. deppy upgrades to a.v2.
 #[test]
-#[ignore = "known bug, reported: rules/upgrades.dl takes an edge from any channel the successor is in"]
 fn upgrade_edge_of_another_channel() {
     let bundle = |v: usize| {
         json!({"schema": "olm.bundle", "package": "a", "name": format!("a.v{v}"), "image": "x",
