@@ -126,8 +126,11 @@ pub fn plan(
             .collect(),
         ..Request::default()
     };
-    for o in &subs {
-        let (spec, status) = subscription(o).unwrap_or_else(|| unreachable!("filtered by kind"));
+    // `subs` holds Subscriptions only, so the `filter_map` keeps every one of them.
+    for (o, spec, status) in subs
+        .iter()
+        .filter_map(|o| subscription(o).map(|(spec, status)| (*o, spec, status)))
+    {
         let package = required_field(o, "spec.name", spec.name.as_ref())?;
         let source = required_field(o, "spec.source", spec.source.as_ref())?;
         let source_ns = required_field(o, "spec.sourceNamespace", spec.source_namespace.as_ref())?;
