@@ -210,6 +210,10 @@ impl Catalog {
                             skip_range: text(e, "skipRange").filter(|s| !s.is_empty()),
                         })
                         .collect();
+                    // docs/catalog-input.md: an entry listed twice in a channel keeps the first.
+                    let mut entries: Vec<Entry> = entries;
+                    let mut seen = std::collections::HashSet::new();
+                    entries.retain(|e| seen.insert(e.name.clone()));
                     c.channels.push(Channel {
                         package: text(d, "package").ok_or("a channel without package")?,
                         name: text(d, "name").ok_or("a channel without name")?,
