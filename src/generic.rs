@@ -13,7 +13,7 @@
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use crate::solver::{self, Constraint, DerivationTree, Problem, SolveError, SolveOptions, Var};
+use crate::solver::{Constraint, DerivationTree, Problem, Var};
 
 /// One constraint as written in the file.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
@@ -208,61 +208,6 @@ impl GenericFile {
         Ok(p)
     }
 
-    /// Solves the file; a failure is explained with every derivation step.
-    pub fn solve(&self, options: &SolveOptions) -> Result<GenericAnswer, GenericError> {
-        self.solve_explained(options, crate::explain::Detail::Full)
-    }
-
-    /// Solves the file; a failure is explained in `detail` (the summary: the constraints
-    /// the proof uses; full: every step as well).
-    pub fn solve_explained(
-        &self,
-        options: &SolveOptions,
-        detail: crate::explain::Detail,
-    ) -> Result<GenericAnswer, GenericError> {
-        let p = self.problem()?;
-        Ok(match solver::solve(&p, options) {
-            Ok(sel) => {
-                let mut idx: Vec<usize> = sel.iter().map(|v| v.0 as usize).collect();
-                idx.sort_unstable();
-                GenericAnswer {
-                    status: "resolved",
-                    selected: idx
-                        .iter()
-                        .filter_map(|i| self.variables.get(*i))
-                        .map(|v| v.id.clone())
-                        .collect(),
-                    explanation: String::new(),
-                }
-            }
-            Err(SolveError::Unsatisfiable(tree)) => GenericAnswer {
-                status: "unsatisfiable",
-                selected: Vec::new(),
-                explanation: crate::explain::explain_generic(&tree, self, detail),
-            },
-            Err(SolveError::GaveUp {
-                conflicts,
-                exhausted,
-                proven,
-                partial,
-            }) => GenericAnswer {
-                status: "gaveUp",
-                selected: Vec::new(),
-                explanation: format!(
-                    "{}\n{}",
-                    solver::gave_up_line(conflicts, exhausted, proven),
-                    match partial {
-                        Some(t) => crate::explain::explain_generic_partial(&t, self),
-                        None if conflicts > 0 && !proven => {
-                            crate::explain::PARTIAL_TOO_LARGE.to_string()
-                        }
-                        None => String::new(),
-                    }
-                ),
-            },
-        })
-    }
-
     /// The id of a solver variable.
     pub fn id(&self, v: Var) -> &str {
         self.variables
@@ -297,6 +242,7 @@ pub type GenericTree = DerivationTree<Label>;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solver::SolveOptions;
 
     fn solve(text: &str) -> GenericAnswer {
         GenericFile::parse(text)

@@ -275,20 +275,20 @@ pub fn read_text(path: &Path) -> Result<String, InputError> {
 /// size limit bounds them), and alias replay bounded by the text's size (an alias bomb is
 /// refused at once).
 pub fn yaml_options(len: usize) -> serde_saphyr::Options {
-    let mut options = crate::catalog::yaml_options();
+    let mut options = crate::yaml::yaml_options();
     if let Some(budget) = options.budget.as_mut() {
         let scaled = len.saturating_mul(2).saturating_add(1 << 20);
         budget.max_nodes = budget.max_nodes.max(scaled);
         budget.max_events = budget.max_events.max(scaled.saturating_mul(2));
     }
-    crate::catalog::limits::yaml_document_options(&options, len)
+    crate::yaml::yaml_document_options(&options, len)
 }
 
 /// serde-saphyr's error in words, without its position: a safety budget's breach says which
 /// (`YAML safety limit exceeded: more than 5,000,000 nodes`), a duplicate key names the key,
 /// and no advice about serde-saphyr's own options is passed on.
 pub fn yaml_reason(e: &serde_saphyr::Error) -> String {
-    let text = crate::catalog::yaml_message(e);
+    let text = crate::yaml::yaml_message(e);
     let text = text
         .strip_suffix(", set DuplicateKeyPolicy in Options if acceptable")
         .unwrap_or(&text);

@@ -15,6 +15,20 @@
 //! cluster constraints. [`pipeline`] runs these stages as an observable, configurable,
 //! replayable DAG of nodes; `deppy resolve` is its default pipeline (see the example there).
 //!
+//! # Layers
+//!
+//! Imports point up this list, never down it: a module uses modules of its own layer or of
+//! an earlier one, and the modules of one layer do not import each other in a circle
+//! (`tests/layers.rs` checks both, reading this list; a module is in the layer of the longest
+//! path listed that contains it).
+//!
+//! 1. input: `atomic`, `parallel`, `progress`, `version`, `range`, `yaml`, `input`, `gvk`, `constraint`, `catalog`, `request`, `cluster`
+//! 2. derive: `resolve::admin`, `resolve::candidates`, `resolve::constraints`, `resolve::demand`, `resolve::derive`, `resolve::facts`, `resolve::installed`, `resolve::reach`, `resolve::reason`, `resolve::universe`
+//! 3. solve: `solver`, `generic`, `resolve`, `resolve::problem`, `resolve::answer`, `resolve::check`
+//! 4. answer: `resolve::hints`, `resolve::plan`, `resolve::why`, `cluster::answer`, `cluster::v1::answer`
+//! 5. explain and report: `explain`, `report`, `graph`, `installability`, `pipeline`, `scenario`, `cluster::resolve`, `cluster::v1::advice`, `cluster::v1::resolve`
+//! 6. CLI: `cli` (the `deppy` binary: `src/main.rs` and `src/cli/`, through the public API)
+//!
 //! ```
 //! use std::path::PathBuf;
 //! use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
@@ -67,6 +81,7 @@ pub mod constraint;
 pub mod explain;
 pub mod generic;
 pub mod graph;
+mod gvk;
 pub mod input;
 pub mod installability;
 mod parallel;
@@ -79,3 +94,4 @@ pub mod resolve;
 pub mod scenario;
 pub mod solver;
 pub mod version;
+mod yaml;

@@ -41,7 +41,7 @@ impl Report {
     ) -> Report {
         let warnings: Vec<String> = warnings
             .into_iter()
-            .chain(u.notes.iter().cloned())
+            .chain(u.notes.iter().map(ToString::to_string))
             .collect();
         match outcome {
             Outcome::Resolved(a) => Report {

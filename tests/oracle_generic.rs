@@ -1,4 +1,4 @@
-//! Oracle property test of the generic solver (`deppy::solver`, SEMANTICS.md §5 and §8) on
+//! Oracle property test of the generic solver (`deppy::solver`, docs/semantics.md §5 and §8) on
 //! random problems of up to 10 variables, against an oracle that shares no code with deppy:
 //!
 //! * every selection of the variables is tried (bit masks), so the oracle knows whether a

@@ -25,9 +25,10 @@ use super::walk::{self, Kind, Root};
 use convert::Records;
 use parse::FileCtx;
 
+pub(crate) use crate::yaml::{yaml_message, yaml_options};
 pub use files::{FileCache, SourceFile, read_catalog};
 pub use locate::locate;
-pub(crate) use yaml::{split_yaml, yaml_message, yaml_options};
+pub(crate) use yaml::split_yaml;
 
 /// How to load catalogs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

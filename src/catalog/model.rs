@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde_json::value::RawValue;
 
+pub use crate::gvk::Gvk;
 use crate::range::VersionRange;
 use crate::version::Version;
 
@@ -25,25 +26,6 @@ pub struct BundleId(pub u32);
 /// Interned group/version/kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GvkId(pub u32);
-
-/// A Kubernetes API: group, version, kind.
-#[derive(
-    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
-)]
-pub struct Gvk {
-    /// API group, e.g. `etcd.database.coreos.com` (empty for the core group).
-    pub group: String,
-    /// API version, e.g. `v1beta2`.
-    pub version: String,
-    /// Kind, e.g. `EtcdCluster`.
-    pub kind: String,
-}
-
-impl fmt::Display for Gvk {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({}/{})", self.kind, self.group, self.version)
-    }
-}
 
 /// Where a document came from, for error messages and warnings.
 #[derive(

@@ -303,7 +303,7 @@ fn resolve_namespace(
         }) => NamespaceAnswer {
             explanation: Some(words.gave_up(
                 &crate::solver::gave_up_line(conflicts, exhausted, proven),
-                &partial,
+                &partial.to_string(),
             )),
             warnings: words.notes(&notes, false),
             ..base(plan, Status::GaveUp)

@@ -25,18 +25,18 @@ use super::{CelCache, Constraint, ConstraintError, Limits};
 
 /// What an admin or cluster constraint does to candidates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Action {
+pub enum ConstraintAction {
     /// Keep only candidates that match.
     Require,
     /// Drop candidates that match.
     Conflict,
 }
 
-impl fmt::Display for Action {
+impl fmt::Display for ConstraintAction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Action::Require => "require",
-            Action::Conflict => "conflict",
+            ConstraintAction::Require => "require",
+            ConstraintAction::Conflict => "conflict",
         })
     }
 }
@@ -45,7 +45,7 @@ impl fmt::Display for Action {
 #[derive(Clone, Debug, PartialEq)]
 pub struct AdminConstraint {
     /// Require or conflict.
-    pub action: Action,
+    pub action: ConstraintAction,
     /// The predicate (and its failure message).
     pub constraint: Constraint,
 }
@@ -173,7 +173,7 @@ impl Parser<'_> {
 }
 
 /// `require` / `conflict`, or `{id: require}`.
-pub(crate) fn action(value: &Value, path: &str) -> Result<Action, ConstraintError> {
+pub(crate) fn action(value: &Value, path: &str) -> Result<ConstraintAction, ConstraintError> {
     let (text, text_path) = match value {
         Value::String(s) => (s.as_str(), path.to_string()),
         Value::Object(map) => {
@@ -189,8 +189,8 @@ pub(crate) fn action(value: &Value, path: &str) -> Result<Action, ConstraintErro
         }
     };
     match text {
-        "require" => Ok(Action::Require),
-        "conflict" => Ok(Action::Conflict),
+        "require" => Ok(ConstraintAction::Require),
+        "conflict" => Ok(ConstraintAction::Conflict),
         other => Err(ConstraintError::BadAction {
             path: text_path,
             value: other.to_string(),

@@ -38,7 +38,7 @@ use super::parse::{
     Parser, gvk, object, only_keys, optional_string, required_list, required_string,
 };
 use super::{AdminConstraint, CelCache, Constraint, ConstraintError, Limits, Predicate, Verdict};
-use crate::catalog::Gvk;
+use crate::gvk::Gvk;
 
 /// The cluster as a virtual node that is always present.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -43,15 +43,15 @@ mod parse;
 
 use std::fmt;
 
-use crate::catalog::Gvk;
+use crate::gvk::Gvk;
 use crate::range::VersionRange;
 
-pub use admin::{Action, AdminConstraint, AdminEntry, Prohibit};
+pub use admin::{AdminConstraint, AdminEntry, ConstraintAction, Prohibit};
 pub use cel::{CelCache, CelRule};
 pub use cel_eval::within_deadline;
 pub use cluster::Cluster;
 pub use error::ConstraintError;
-pub use matching::{CandidateView, Verdict, bundle_properties};
+pub use matching::{CandidateView, Verdict};
 
 /// Bounds applied while parsing constraints, so hostile catalogs cannot exhaust memory, stack
 /// or time.

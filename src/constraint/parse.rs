@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::error::{index_path, join_path, type_name};
 use super::{CelCache, Constraint, ConstraintError, Limits, Predicate};
-use crate::catalog::Gvk;
+use crate::gvk::Gvk;
 use crate::range::VersionRange;
 
 /// Property type of a generic constraint.

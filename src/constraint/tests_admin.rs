@@ -23,7 +23,7 @@ fn admin_constraint_forms() {
     let AdminEntry::Constraint(ac) = e else {
         panic!("constraint")
     };
-    assert_eq!(ac.action, Action::Require);
+    assert_eq!(ac.action, ConstraintAction::Require);
     assert_eq!(
         ac.constraint.failure_message.as_deref(),
         Some("only certified")
@@ -34,7 +34,7 @@ fn admin_constraint_forms() {
     let AdminEntry::Constraint(ac) = e else {
         panic!("constraint")
     };
-    assert_eq!(ac.action, Action::Conflict);
+    assert_eq!(ac.action, ConstraintAction::Conflict);
     assert!(check(&ac.constraint, "legacy", "1.0.0", &[], &[]).matched);
 }
 
@@ -198,12 +198,12 @@ fn cluster_config_map_form() {
         vec![("olm.kubeversion".to_string(), json!({"version": "1.28.0"}))]
     );
     assert_eq!(c.constraints.len(), 3);
-    assert_eq!(c.constraints[0].action, Action::Require);
+    assert_eq!(c.constraints[0].action, ConstraintAction::Require);
     assert_eq!(
         c.constraints[0].constraint.failure_message.as_deref(),
         Some("only certified operators")
     );
-    assert_eq!(c.constraints[1].action, Action::Conflict);
+    assert_eq!(c.constraints[1].action, ConstraintAction::Conflict);
     assert_eq!(
         c.constraints[1].constraint.failure_message.as_deref(),
         Some("no new")
@@ -256,7 +256,7 @@ fn config_map_errors_name_fields() {
 
 #[test]
 fn bundle_properties_from_a_catalog() {
-    use crate::catalog::{CatalogSet, CatalogSource, LoadOptions};
+    use crate::catalog::{CatalogSet, CatalogSource, LoadOptions, bundle_properties};
     let dir = tempfile::tempdir().expect("tempdir");
     let fbc = r#"
 {"schema": "olm.package", "name": "foo", "defaultChannel": "stable"}

@@ -2,11 +2,69 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::generic::{GenericFile, Label, RawConstraint};
-use crate::solver::{Cause, DerivationTree, Term};
+use crate::generic::{GenericAnswer, GenericError, GenericFile, Label, RawConstraint};
+use crate::solver::{Cause, DerivationTree, SolveOptions, Term};
 
 use super::Detail;
 use super::words::list;
+
+/// Solving a model file and wording its outcome: the `deppy solve` answer.
+impl GenericFile {
+    /// Solves the file; a failure is explained with every derivation step.
+    pub fn solve(&self, options: &SolveOptions) -> Result<GenericAnswer, GenericError> {
+        self.solve_explained(options, Detail::Full)
+    }
+
+    /// Solves the file; a failure is explained in `detail` (the summary: the constraints
+    /// the proof uses; full: every step as well).
+    pub fn solve_explained(
+        &self,
+        options: &SolveOptions,
+        detail: Detail,
+    ) -> Result<GenericAnswer, GenericError> {
+        let p = self.problem()?;
+        Ok(match crate::solver::solve(&p, options) {
+            Ok(sel) => {
+                let mut idx: Vec<usize> = sel.iter().map(|v| v.0 as usize).collect();
+                idx.sort_unstable();
+                GenericAnswer {
+                    status: "resolved",
+                    selected: idx
+                        .iter()
+                        .filter_map(|i| self.variables.get(*i))
+                        .map(|v| v.id.clone())
+                        .collect(),
+                    explanation: String::new(),
+                }
+            }
+            Err(crate::solver::SolveError::Unsatisfiable(tree)) => GenericAnswer {
+                status: "unsatisfiable",
+                selected: Vec::new(),
+                explanation: explain_generic(&tree, self, detail),
+            },
+            Err(crate::solver::SolveError::GaveUp {
+                conflicts,
+                exhausted,
+                proven,
+                partial,
+            }) => GenericAnswer {
+                status: "gaveUp",
+                selected: Vec::new(),
+                explanation: format!(
+                    "{}\n{}",
+                    crate::solver::gave_up_line(conflicts, exhausted, proven),
+                    match partial {
+                        Some(t) => explain_generic_partial(&t, self),
+                        None if conflicts > 0 && !proven => {
+                            super::PARTIAL_TOO_LARGE.to_string()
+                        }
+                        None => String::new(),
+                    }
+                ),
+            },
+        })
+    }
+}
 
 fn constraint(file: &GenericFile, l: &Label) -> String {
     let s = &l.subject;

@@ -67,6 +67,78 @@ pub fn explain_failure(
 pub const PARTIAL_TOO_LARGE: &str =
     "What deppy had proven when it stopped is too large to word within the budget.\n";
 
+/// A warning of an admin or cluster constraint, in one line.
+impl std::fmt::Display for crate::resolve::AdjustmentWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::resolve::AdjustmentWarning as W;
+        match self {
+            W::EvaluationError {
+                origin,
+                bundle,
+                error,
+            } => write!(
+                f,
+                "{origin}: evaluation error, the rule is false for {bundle}: {error}"
+            ),
+            W::StaticSelectsNothing { node, index, what } => write!(
+                f,
+                "pipeline node {node}: variables[{index}] ({what}) selects no bundle"
+            ),
+            W::MoreEvaluationErrors { origin, count } => {
+                write!(f, "{origin}: {count} more evaluation errors")
+            }
+            W::InstalledViolates {
+                bundle,
+                origin,
+                description,
+            } => write!(
+                f,
+                "installed bundle {bundle} violates {origin} ({description}); installed bundles are exempt, so it is kept"
+            ),
+        }
+    }
+}
+
+/// A rule a selection breaks, in one line.
+impl std::fmt::Display for crate::resolve::Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::resolve::Violation as V;
+        match self {
+            V::SharePackage(a, b) => write!(f, "{a} and {b} share a package"),
+            V::ShareApi(a, b) => write!(f, "{a} and {b} provide the same API"),
+            V::RequirementNotMet { index, package } => {
+                write!(f, "requirement {index} ({package}) is not met")
+            }
+            V::Excluded(b) => write!(f, "{b} is excluded"),
+            V::ClusterServes(b) => write!(f, "{b} provides an API the cluster serves"),
+            V::Kept(b) => write!(f, "{b} is kept and must stay installed"),
+            V::KeepInstalled(b) => write!(f, "keepInstalled: {b} must stay installed"),
+            V::NeedsPackage {
+                bundle,
+                package,
+                range,
+            } => write!(f, "{bundle} needs package {package} {range}"),
+            V::NeedsApi(b) => write!(f, "{b} needs an API nobody selected provides"),
+            V::NeedsLabel { bundle, label } => write!(f, "{bundle} needs label {label}"),
+            V::NeedsConstraint { bundle, constraint } => write!(f, "{bundle} needs {constraint}"),
+        }
+    }
+}
+
+/// What a search that gave up had proven, in words: nothing, [`PARTIAL_TOO_LARGE`], or
+/// [`explain_partial`] of its proof.
+impl std::fmt::Display for crate::resolve::Partial {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            crate::resolve::Partial::Nothing => Ok(()),
+            crate::resolve::Partial::TooLarge => f.write_str(PARTIAL_TOO_LARGE),
+            crate::resolve::Partial::Proof(p) => {
+                f.write_str(&explain_partial(&p.failure, &p.universe, &p.request))
+            }
+        }
+    }
+}
+
 /// Words what a search that gave up had proven: the facts its last learned incompatibility
 /// rests on and that incompatibility itself.
 pub fn explain_partial(failure: &Failure, u: &Universe, request: &Request) -> String {

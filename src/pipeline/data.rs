@@ -110,7 +110,7 @@ impl Data {
             Data::CatalogSet(s) => catalog_set_summary(s),
             Data::Adjustments(a) => json!({
                 "rules": a.rules,
-                "warnings": a.warnings,
+                "warnings": a.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
                 "removed": a.removed.len(),
                 "required": a.required.len(),
                 "preferred": a.preferred.len(),

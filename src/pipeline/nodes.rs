@@ -11,7 +11,9 @@ use super::{NodeError, Sources};
 use crate::catalog::{CatalogSet, CatalogSource, FileCache, LoadOptions, SourceFile, read_catalog};
 use crate::constraint::Cluster;
 use crate::request::Request;
-use crate::resolve::{Adjustments, Prepared, Rule, admin_adjustments, cluster_adjustments};
+use crate::resolve::{
+    AdjustmentWarning, Adjustments, Prepared, Rule, admin_adjustments, cluster_adjustments,
+};
 use crate::solver::SolveOptions;
 
 /// State a node keeps between executions of a long-lived pipeline (`deppy watch`).
@@ -317,7 +319,7 @@ fn statics(
     node: &str,
     vars: &[StaticVariable],
     adjust: &mut Adjustments,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<AdjustmentWarning>,
 ) -> Result<(), NodeError> {
     for (i, v) in vars.iter().enumerate() {
         let chosen = select(set, &v.select);
@@ -340,9 +342,11 @@ fn statics(
                     found.len()
                 )));
             }
-            (_, []) => warnings.push(format!(
-                "pipeline node {node}: variables[{i}] ({what}) selects no bundle"
-            )),
+            (_, []) => warnings.push(AdjustmentWarning::StaticSelectsNothing {
+                node: node.to_string(),
+                index: i,
+                what: what.clone(),
+            }),
             (StaticAction::Prohibit, found) => {
                 adjust.removed.extend(found.iter().map(|b| (*b, rule)));
             }

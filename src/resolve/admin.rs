@@ -4,13 +4,92 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::catalog::{BundleId, CatalogSet};
+use crate::catalog::{BundleId, CatalogSet, bundle_properties};
 use crate::constraint::{
-    Action, AdminConstraint, AdminEntry, CandidateView, Cluster, Prohibit, bundle_properties,
+    AdminConstraint, AdminEntry, CandidateView, Cluster, ConstraintAction, Prohibit,
 };
 use crate::request::InstalledBundle;
 
-use super::{Adjustments, Rule};
+/// A rule applied before resolution: a pipeline filter or static variable, an admin or a
+/// cluster constraint. Explanations name it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Rule {
+    /// Where it comes from, e.g. `pipeline node no-beta` or `constraints[0]`.
+    pub origin: String,
+    /// What it does, in words, e.g. `drops channel beta`.
+    pub description: String,
+}
+
+/// Changes to the candidates decided before derivation: removals, mandatory bundles and
+/// preferences, each pointing at the [`Rule`] responsible.
+#[derive(Clone, Debug, Default)]
+pub struct Adjustments {
+    /// The rules, indexed by the `u32`s below.
+    pub rules: Vec<Rule>,
+    /// Bundles that are never candidates (installed bundles are exempt).
+    pub removed: Vec<(BundleId, u32)>,
+    /// Bundles that must be selected.
+    pub required: Vec<(BundleId, u32)>,
+    /// Bundles put first in every candidate list they are in.
+    pub preferred: Vec<BundleId>,
+    /// Warnings for the answer (installed bundles that violate a rule, evaluation errors).
+    pub warnings: Vec<AdjustmentWarning>,
+}
+
+/// A warning a rule raises (an admin or cluster constraint, a pipeline's static variable), as
+/// data; `impl Display` (in
+/// [`crate::explain`]) words it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AdjustmentWarning {
+    /// The rule could not be evaluated for a bundle, so it is false for that bundle.
+    EvaluationError {
+        /// The rule, e.g. `admin constraint constraints[0]`.
+        origin: String,
+        /// The bundle.
+        bundle: String,
+        /// What failed.
+        error: String,
+    },
+    /// More evaluation errors than those listed.
+    MoreEvaluationErrors {
+        /// The rule.
+        origin: String,
+        /// How many more.
+        count: usize,
+    },
+    /// A pipeline node's static variable selects no bundle.
+    StaticSelectsNothing {
+        /// The node.
+        node: String,
+        /// Index in its `variables`.
+        index: usize,
+        /// What the variable selects, in words.
+        what: String,
+    },
+    /// An installed bundle the rule removes: installed bundles are exempt, so it is kept.
+    InstalledViolates {
+        /// The installed bundle.
+        bundle: String,
+        /// The rule.
+        origin: String,
+        /// What the rule does, as [`Rule::description`].
+        description: String,
+    },
+}
+
+impl Adjustments {
+    /// Appends `other`, renumbering its rules after ours.
+    pub fn extend(&mut self, other: &Adjustments) {
+        let base = self.rules.len() as u32;
+        self.rules.extend(other.rules.iter().cloned());
+        self.removed
+            .extend(other.removed.iter().map(|(b, i)| (*b, base + i)));
+        self.required
+            .extend(other.required.iter().map(|(b, i)| (*b, base + i)));
+        self.preferred.extend(other.preferred.iter().copied());
+        self.warnings.extend(other.warnings.iter().cloned());
+    }
+}
 
 /// Most evaluation errors reported per rule.
 const MAX_ERRORS: usize = 3;
@@ -18,8 +97,8 @@ const MAX_ERRORS: usize = 3;
 fn describe(c: &AdminConstraint) -> String {
     let what = c.constraint.describe();
     let text = match c.action {
-        Action::Require => format!("requires {what}"),
-        Action::Conflict => format!("conflicts with {what}"),
+        ConstraintAction::Require => format!("requires {what}"),
+        ConstraintAction::Conflict => format!("conflicts with {what}"),
     };
     match &c.constraint.failure_message {
         Some(m) => format!("{m}: {text}"),
@@ -95,13 +174,13 @@ fn apply(
             }
             AdminEntry::Constraint(c) => {
                 let mut removed = Vec::new();
-                let mut errors = Vec::new();
+                let mut errors: Vec<(String, String)> = Vec::new();
                 for (b, p) in set.bundles.iter().zip(&props) {
                     let v = c.constraint.test(&CandidateView::of_bundle(b, set, p));
-                    errors.extend(v.errors.iter().map(|e| format!("{}: {e}", b.name)));
+                    errors.extend(v.errors.iter().map(|e| (b.name.clone(), e.clone())));
                     let drop = match c.action {
-                        Action::Require => !v.is_match(),
-                        Action::Conflict => v.is_match(),
+                        ConstraintAction::Require => !v.is_match(),
+                        ConstraintAction::Conflict => v.is_match(),
                     };
                     if drop {
                         removed.push(b.id);
@@ -110,16 +189,18 @@ fn apply(
                 (describe(c), removed, errors)
             }
         };
-        for e in errors.iter().take(MAX_ERRORS) {
-            out.warnings.push(format!(
-                "{origin}: evaluation error, the rule is false for {e}"
-            ));
+        for (bundle, error) in errors.iter().take(MAX_ERRORS) {
+            out.warnings.push(AdjustmentWarning::EvaluationError {
+                origin: origin.clone(),
+                bundle: bundle.clone(),
+                error: error.clone(),
+            });
         }
         if errors.len() > MAX_ERRORS {
-            out.warnings.push(format!(
-                "{origin}: {} more evaluation errors",
-                errors.len() - MAX_ERRORS
-            ));
+            out.warnings.push(AdjustmentWarning::MoreEvaluationErrors {
+                origin: origin.clone(),
+                count: errors.len() - MAX_ERRORS,
+            });
         }
         for i in installed {
             let hit = removed.iter().any(|b| {
@@ -132,10 +213,11 @@ fn apply(
                 })
             });
             if hit {
-                out.warnings.push(format!(
-                    "installed bundle {} violates {origin} ({description}); installed bundles are exempt, so it is kept",
-                    i.bundle
-                ));
+                out.warnings.push(AdjustmentWarning::InstalledViolates {
+                    bundle: i.bundle.clone(),
+                    origin: origin.clone(),
+                    description: description.clone(),
+                });
             }
         }
         out.rules.push(Rule {

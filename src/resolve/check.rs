@@ -9,16 +9,64 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::catalog::bundle_properties;
 use crate::catalog::{BundleId, ChannelGraph, Gvk, GvkId, PackageId};
-use crate::constraint::{CandidateView, Cluster, bundle_properties};
+use crate::constraint::{CandidateView, Cluster};
 use crate::request::{Request, Requirement};
 
 use super::universe::Universe;
 
-/// A rule a selection breaks, in words.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct Violation(pub String);
+/// A rule a selection breaks, as data; `impl Display` (in [`crate::explain`]) words it.
+/// Bundles are named by bundle name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Violation {
+    /// Two selected bundles of one package.
+    SharePackage(String, String),
+    /// Two selected bundles provide one API.
+    ShareApi(String, String),
+    /// No selected bundle meets requirement number `index` (of `package`).
+    RequirementNotMet {
+        /// Index in the request's `require`.
+        index: usize,
+        /// Its package.
+        package: String,
+    },
+    /// A selected bundle is never a candidate (deprecated, or on no channel).
+    Excluded(String),
+    /// A selected bundle provides an API the cluster serves.
+    ClusterServes(String),
+    /// A kept bundle is not selected.
+    Kept(String),
+    /// `keepInstalled` holds and an installed bundle is not selected.
+    KeepInstalled(String),
+    /// A selected bundle needs a package in a range that no selected bundle has.
+    NeedsPackage {
+        /// The bundle.
+        bundle: String,
+        /// The package it needs.
+        package: String,
+        /// The version range, as written.
+        range: String,
+    },
+    /// A selected bundle needs an API no selected bundle provides.
+    NeedsApi(String),
+    /// A selected bundle needs a label no selected bundle has.
+    NeedsLabel {
+        /// The bundle.
+        bundle: String,
+        /// The label.
+        label: String,
+    },
+    /// A selected bundle has an `olm.constraint` no selected bundle meets.
+    NeedsConstraint {
+        /// The bundle.
+        bundle: String,
+        /// The constraint, as [`crate::constraint::Constraint::describe`] says it.
+        constraint: String,
+    },
+}
+
+impl std::error::Error for Violation {}
 
 /// Channel facts recomputed from the catalog: which channels order each bundle.
 struct Channels {
@@ -69,21 +117,13 @@ pub fn check(u: &Universe, request: &Request, selected: &[BundleId]) -> Result<(
         if let Some(&a) = by_package.get(&u.package_of(b))
             && a != b
         {
-            return Err(Violation(format!(
-                "{} and {} share a package",
-                name(a),
-                name(b)
-            )));
+            return Err(Violation::SharePackage(name(a), name(b)));
         }
         by_package.insert(u.package_of(b), b);
         for g in &u.bundle(b).provides {
             match by_gvk.get(g) {
                 Some(&a) if a != b => {
-                    return Err(Violation(format!(
-                        "{} and {} provide the same API",
-                        name(a),
-                        name(b)
-                    )));
+                    return Err(Violation::ShareApi(name(a), name(b)));
                 }
                 _ => {
                     by_gvk.insert(*g, b);
@@ -94,10 +134,10 @@ pub fn check(u: &Universe, request: &Request, selected: &[BundleId]) -> Result<(
     for (r, q) in request.require.iter().enumerate() {
         let ok = selected.iter().any(|&b| satisfies(u, &ch, q, b));
         if !ok {
-            return Err(Violation(format!(
-                "requirement {r} ({}) is not met",
-                q.package
-            )));
+            return Err(Violation::RequirementNotMet {
+                index: r,
+                package: q.package.clone(),
+            });
         }
     }
     let index = Selection::new(u, selected, &excluded, cluster.as_ref());
@@ -107,7 +147,7 @@ pub fn check(u: &Universe, request: &Request, selected: &[BundleId]) -> Result<(
             .iter()
             .any(|q| q.bundle.as_deref() == Some(u.bundle(b).name.as_str()));
         if excluded(b) && (!pinned || u.bundle(b).deprecated) {
-            return Err(Violation(format!("{} is excluded", name(b))));
+            return Err(Violation::Excluded(name(b)));
         }
         check_dependencies(u, &index, b, cluster.as_ref())?;
     }
@@ -121,19 +161,13 @@ pub fn check(u: &Universe, request: &Request, selected: &[BundleId]) -> Result<(
                 .filter_map(|g| u.gvk(*g))
                 .any(|g| served.contains(g));
             if provides_served && !u.is_installed(b) {
-                return Err(Violation(format!(
-                    "{} provides an API the cluster serves",
-                    name(b)
-                )));
+                return Err(Violation::ClusterServes(name(b)));
             }
         }
     }
     let chosen: FxHashSet<BundleId> = selected.iter().copied().collect();
     if let Some(&i) = u.kept.iter().find(|i| !chosen.contains(i)) {
-        return Err(Violation(format!(
-            "{} is kept and must stay installed",
-            name(i)
-        )));
+        return Err(Violation::Kept(name(i)));
     }
     if request.keep_installed {
         // Installed bundles of required packages may move (requirements checked above); the
@@ -144,10 +178,7 @@ pub fn check(u: &Universe, request: &Request, selected: &[BundleId]) -> Result<(
                 .iter()
                 .any(|q| q.package == u.package_name(u.package_of(i)));
             if !required && !chosen.contains(&i) {
-                return Err(Violation(format!(
-                    "keepInstalled: {} must stay installed",
-                    name(i)
-                )));
+                return Err(Violation::KeepInstalled(name(i)));
             }
         }
     }
@@ -273,10 +304,11 @@ fn check_dependencies(
             .get(req.package.as_str())
             .is_some_and(|xs| xs.iter().any(|&x| req.range.matches(&u.bundle(x).version)));
         if !ok {
-            return Err(Violation(format!(
-                "{} needs package {} {}",
-                bundle.name, req.package, req.range
-            )));
+            return Err(Violation::NeedsPackage {
+                bundle: bundle.name.clone(),
+                package: req.package.clone(),
+                range: req.range.to_string(),
+            });
         }
     }
     for g in &bundle.requires_gvks {
@@ -284,15 +316,15 @@ fn check_dependencies(
             continue;
         }
         if !selection.gvks.contains(g) {
-            return Err(Violation(format!(
-                "{} needs an API nobody selected provides",
-                bundle.name
-            )));
+            return Err(Violation::NeedsApi(bundle.name.clone()));
         }
     }
     for l in &bundle.requires_labels {
         if !selection.labels.contains(l.as_str()) {
-            return Err(Violation(format!("{} needs label {l}", bundle.name)));
+            return Err(Violation::NeedsLabel {
+                bundle: bundle.name.clone(),
+                label: l.clone(),
+            });
         }
     }
     for c in &bundle.requires_constraints {
@@ -314,7 +346,10 @@ fn check_dependencies(
             c.test(&view).is_match()
         });
         if !ok {
-            return Err(Violation(format!("{} needs {}", bundle.name, c.describe())));
+            return Err(Violation::NeedsConstraint {
+                bundle: bundle.name.clone(),
+                constraint: c.describe(),
+            });
         }
     }
     Ok(())

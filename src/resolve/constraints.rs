@@ -3,8 +3,9 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::catalog::bundle_properties;
 use crate::catalog::{BundleId, CatalogSet};
-use crate::constraint::{CandidateView, Cluster, bundle_properties};
+use crate::constraint::{CandidateView, Cluster};
 
 /// Number of the first constraint dependency of a bundle: dependencies are numbered packages
 /// first, then APIs, labels and constraints.

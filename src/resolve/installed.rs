@@ -3,14 +3,16 @@
 
 use serde_json::Value;
 
+use crate::catalog::bundle_properties;
 use crate::catalog::{Bundle, BundleId, Gvk, OpaqueProperty, PackageRequirement};
-use crate::constraint::{CandidateView, CelCache, Constraint, Limits, bundle_properties};
+use crate::constraint::{CandidateView, CelCache, Constraint, Limits};
 use crate::range::VersionRange;
 use crate::request::InstalledBundle;
 use crate::version::Version;
 
 use super::constraints::first_constraint_dependency;
-use super::{ConstraintMatches, ResolveError, Universe};
+use super::universe::RequestError;
+use super::{ConstraintMatches, Universe};
 
 /// The typed view of an installed-only bundle's properties, before interning.
 #[derive(Debug, Default)]
@@ -40,13 +42,13 @@ pub(super) struct Declared {
 }
 
 /// Reads the properties of installed entry number `i`.
-pub(super) fn declared(i: usize, inst: &InstalledBundle) -> Result<Declared, ResolveError> {
+pub(super) fn declared(i: usize, inst: &InstalledBundle) -> Result<Declared, RequestError> {
     let mut d = Declared::default();
     let mut cache = CelCache::new();
     let limits = Limits::default();
     for (k, p) in inst.properties.iter().enumerate() {
         let field = format!("installed[{i}].properties[{k}]");
-        let bad = |what: &str| ResolveError::Request(format!("{field}: {what}"));
+        let bad = |what: &str| RequestError(format!("{field}: {what}"));
         let kind = p
             .get("type")
             .and_then(Value::as_str)

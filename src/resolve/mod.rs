@@ -26,14 +26,14 @@ use crate::catalog::BundleId;
 use crate::constraint::Cluster;
 use crate::solver::{self, DerivationTree, Entry, Problem, SolveError, SolveOptions};
 
-pub use admin::{admin_adjustments, cluster_adjustments};
+pub use admin::{AdjustmentWarning, Adjustments, Rule, admin_adjustments, cluster_adjustments};
 pub use answer::{Action, Answer, Selected, Unneeded, Via};
 pub use candidates::{ListKind, Preference};
 pub use check::{Violation, check};
 pub use constraints::ConstraintMatches;
 pub use derive::{Edge, Exclusion, Mismatch};
 pub use problem::Subject;
-pub use universe::{INSTALLED_CATALOG, Universe};
+pub use universe::{INSTALLED_CATALOG, RequestError, Universe};
 
 use derive::Derived;
 use facts::{ChannelOrders, RequirementFacts};
@@ -68,9 +68,16 @@ pub enum ResolveError {
         exhausted: crate::solver::Exhausted,
         /// The search had proven that no resolution exists, but its proof did not fit.
         proven: bool,
-        /// What the search had proven by then, in words (empty when nothing).
-        partial: String,
+        /// What the search had proven by then, as data; [`crate::explain`] words it (the
+        /// error's text ends with those words).
+        partial: Partial,
     },
+}
+
+impl From<RequestError> for ResolveError {
+    fn from(e: RequestError) -> ResolveError {
+        ResolveError::Request(e.0)
+    }
 }
 
 impl ResolveError {
@@ -80,8 +87,39 @@ impl ResolveError {
             conflicts: 0,
             exhausted: crate::solver::Exhausted::Time,
             proven: false,
-            partial: String::new(),
+            partial: Partial::Nothing,
         }
+    }
+}
+
+/// What a search that gave up had proven, as data; `impl Display` (in [`crate::explain`])
+/// words it.
+#[derive(Debug)]
+pub enum Partial {
+    /// Nothing: the search stopped before it learnt anything, or had proven that no
+    /// resolution exists (the line before says so).
+    Nothing,
+    /// The facts the search's last learned incompatibility rests on, and that incompatibility.
+    Proof(Box<PartialProof>),
+    /// The search had learnt something, but its derivation did not fit the budget.
+    TooLarge,
+}
+
+/// A partial proof with what its words need: the resolution's bundles and request.
+pub struct PartialProof {
+    /// The derivation of the last learned incompatibility.
+    pub failure: Failure,
+    /// The bundles the resolution saw.
+    pub universe: Universe,
+    /// The request.
+    pub request: Arc<Request>,
+}
+
+impl std::fmt::Debug for PartialProof {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PartialProof")
+            .field("failure", &self.failure)
+            .finish_non_exhaustive()
     }
 }
 
@@ -101,46 +139,6 @@ pub enum Outcome {
     Resolved(Answer),
     /// None does; the failure proves it.
     Unsatisfiable(Failure),
-}
-
-/// A rule applied before resolution: a pipeline filter or static variable, an admin or a
-/// cluster constraint. Explanations name it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Rule {
-    /// Where it comes from, e.g. `pipeline node no-beta` or `constraints[0]`.
-    pub origin: String,
-    /// What it does, in words, e.g. `drops channel beta`.
-    pub description: String,
-}
-
-/// Changes to the candidates decided before derivation: removals, mandatory bundles and
-/// preferences, each pointing at the [`Rule`] responsible.
-#[derive(Clone, Debug, Default)]
-pub struct Adjustments {
-    /// The rules, indexed by the `u32`s below.
-    pub rules: Vec<Rule>,
-    /// Bundles that are never candidates (installed bundles are exempt).
-    pub removed: Vec<(BundleId, u32)>,
-    /// Bundles that must be selected.
-    pub required: Vec<(BundleId, u32)>,
-    /// Bundles put first in every candidate list they are in.
-    pub preferred: Vec<BundleId>,
-    /// Warnings for the answer (installed bundles that violate a rule, evaluation errors).
-    pub warnings: Vec<String>,
-}
-
-impl Adjustments {
-    /// Appends `other`, renumbering its rules after ours.
-    pub fn extend(&mut self, other: &Adjustments) {
-        let base = self.rules.len() as u32;
-        self.rules.extend(other.rules.iter().cloned());
-        self.removed
-            .extend(other.removed.iter().map(|(b, i)| (*b, base + i)));
-        self.required
-            .extend(other.required.iter().map(|(b, i)| (*b, base + i)));
-        self.preferred.extend(other.preferred.iter().copied());
-        self.warnings.extend(other.warnings.iter().cloned());
-    }
 }
 
 /// Channel orders of a catalog set, computed once and shared by many resolutions.
@@ -407,17 +405,16 @@ impl Model {
                 exhausted,
                 proven,
                 partial: match partial {
-                    Some(tree) => {
-                        let failure = Failure {
+                    Some(tree) => Partial::Proof(Box::new(PartialProof {
+                        failure: Failure {
                             tree,
                             subjects: self.built.subjects.clone(),
-                        };
-                        crate::explain::explain_partial(&failure, u, request)
-                    }
-                    None if conflicts > 0 && !proven => {
-                        crate::explain::PARTIAL_TOO_LARGE.to_string()
-                    }
-                    None => String::new(),
+                        },
+                        universe: u.clone(),
+                        request: self.request.clone(),
+                    })),
+                    None if conflicts > 0 && !proven => Partial::TooLarge,
+                    None => Partial::Nothing,
                 },
             }),
         }

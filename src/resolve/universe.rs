@@ -7,12 +7,17 @@ use std::sync::Arc;
 use crate::catalog::{Bundle, BundleId, CatalogId, CatalogSet, Gvk, GvkId, Origin, PackageId};
 use crate::request::{EXISTING_CATALOG, InstalledBundle, Request};
 
-use super::ResolveError;
+/// A request that does not fit the catalogs (names the field); the resolver reports it as
+/// [`super::ResolveError::Request`], with the same words.
+#[derive(Debug, thiserror::Error)]
+#[error("request: {0}")]
+pub struct RequestError(pub String);
 
 /// Name of the pseudo-catalog holding installed bundles no catalog has.
 pub const INSTALLED_CATALOG: &str = "@installed";
 
 /// Catalog bundles and installed-only bundles under one id space.
+#[derive(Clone)]
 pub struct Universe {
     /// The loaded catalogs.
     pub set: Arc<CatalogSet>,
@@ -35,14 +40,14 @@ pub struct Universe {
     /// [`super::Exclusion::Removed`] and [`super::reason::Reason::Injected`].
     pub rules: Vec<super::Rule>,
     /// Warnings those rules raised (installed bundles violating one, evaluation errors).
-    pub notes: Vec<String>,
+    pub notes: Vec<super::AdjustmentWarning>,
     /// The cluster node, when the request gives one.
     pub cluster: Option<crate::constraint::Cluster>,
 }
 
 impl Universe {
     /// Matches the request's installed bundles against the catalogs.
-    pub fn new(set: Arc<CatalogSet>, request: &Request) -> Result<Universe, ResolveError> {
+    pub fn new(set: Arc<CatalogSet>, request: &Request) -> Result<Universe, RequestError> {
         let local_catalogs = request
             .local_catalogs
             .iter()
@@ -77,7 +82,7 @@ impl Universe {
 
     /// At most one installed bundle of a package may be moved by requirements: the others
     /// of that package must be kept (`keep: true`).
-    fn check_one_movable_per_package(&self, request: &Request) -> Result<(), ResolveError> {
+    fn check_one_movable_per_package(&self, request: &Request) -> Result<(), RequestError> {
         for (i, &a) in self.installed.iter().enumerate() {
             let earlier = self.installed.iter().take(i);
             let movable = |b: &BundleId| !self.kept.contains(b);
@@ -87,7 +92,7 @@ impl Universe {
                     .any(|b| self.package_of(*b) == self.package_of(a))
             {
                 let name = request.installed.get(i).map_or("?", |x| x.bundle.as_str());
-                return Err(ResolveError::Request(format!(
+                return Err(RequestError(format!(
                     "installed[{i}]: {name} is a second installed bundle of package {:?}; at most one bundle per package can be installed (mark the others `keep: true` to hold them as they are)",
                     self.package_name(self.package_of(a))
                 )));
@@ -103,7 +108,7 @@ impl Universe {
         &self,
         i: usize,
         inst: &InstalledBundle,
-    ) -> Result<Option<BundleId>, ResolveError> {
+    ) -> Result<Option<BundleId>, RequestError> {
         if inst.catalog.as_deref() == Some(EXISTING_CATALOG) {
             return Ok(None);
         }
@@ -127,7 +132,7 @@ impl Universe {
         match found.as_slice() {
             [] => Ok(None),
             [one] => Ok(Some(*one)),
-            many => Err(ResolveError::Request(format!(
+            many => Err(RequestError(format!(
                 "installed[{i}]: bundle {} is in catalogs {}; say which with `catalog`",
                 inst.bundle,
                 many.iter()
@@ -142,20 +147,20 @@ impl Universe {
         &mut self,
         i: usize,
         inst: &InstalledBundle,
-    ) -> Result<BundleId, ResolveError> {
+    ) -> Result<BundleId, RequestError> {
         let d = super::installed::declared(i, inst)?;
         let (declared_package, declared_version) = match d.package.clone() {
             Some((p, v)) => (Some(p), v),
             None => (None, None),
         };
         let package_name = inst.package.clone().or(declared_package).ok_or_else(|| {
-            ResolveError::Request(format!(
+            RequestError(format!(
                 "installed[{i}]: no catalog has bundle {}; give its `package` and `version` (or an olm.package property)",
                 inst.bundle
             ))
         })?;
         let version = inst.version.clone().or(declared_version).ok_or_else(|| {
-            ResolveError::Request(format!(
+            RequestError(format!(
                 "installed[{i}]: no catalog has bundle {}; give its `version` (or an olm.package property)",
                 inst.bundle
             ))

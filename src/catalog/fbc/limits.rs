@@ -16,33 +16,16 @@ use std::path::Path;
 use crate::catalog::error::LoadError;
 
 pub use crate::input::{DEFAULT_MAX_FILE_SIZE, MAX_FILE_SIZE_ENV, max_file_size};
+pub(crate) use crate::yaml::yaml_document_options;
+pub use crate::yaml::{ALIAS_EVENTS_BASE, ALIAS_EVENTS_PER_BYTE, thousands};
 /// Most documents one catalog file may hold (JSON objects or YAML documents).
 pub const MAX_DOCUMENTS_PER_FILE: usize = 1_000_000;
 /// Most entries one channel may list.
 pub const MAX_CHANNEL_ENTRIES: usize = 100_000;
-/// Events a YAML document may replay through aliases (and record under anchors), per byte
-/// of the document...
-pub const ALIAS_EVENTS_PER_BYTE: usize = 16;
-/// ...plus this many.
-pub const ALIAS_EVENTS_BASE: usize = 1024;
-
 /// `what` of [`LoadError::TooLarge`] for a file's size.
 pub const FILE_SIZE: &str = "file size";
 /// `what` of [`LoadError::TooLarge`] for a file's number of documents.
 pub const DOCUMENTS: &str = "documents";
-
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// Reads a catalog file of at most `limit` bytes (see [`crate::input::read_bytes`]: the size
 /// is checked before reading, and a stream is cut off one byte past the limit).
@@ -76,26 +59,6 @@ pub(crate) fn too_many_documents(file: &str, at_least: usize) -> LoadError {
         actual: at_least as u64,
         limit: MAX_DOCUMENTS_PER_FILE as u64,
     }
-}
-
-/// serde-saphyr options for one YAML document of `len` bytes: the file-wide `base`, with
-/// alias replay and anchor recording bounded by the document's size.
-pub(crate) fn yaml_document_options(
-    base: &serde_saphyr::Options,
-    len: usize,
-) -> serde_saphyr::Options {
-    let alias_events = len
-        .saturating_mul(ALIAS_EVENTS_PER_BYTE)
-        .saturating_add(ALIAS_EVENTS_BASE);
-    let mut options = base.clone();
-    options.alias_limits.max_total_replayed_events = options
-        .alias_limits
-        .max_total_replayed_events
-        .min(alias_events);
-    if let Some(budget) = options.budget.as_mut() {
-        budget.max_recorded_anchor_events = budget.max_recorded_anchor_events.min(alias_events);
-    }
-    options
 }
 
 #[cfg(test)]

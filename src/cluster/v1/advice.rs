@@ -6,57 +6,14 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
-
-use super::answer::{ExtensionAnswer, ExtensionStatus, declared};
+use super::answer::{
+    AddExtension, Advice, AdviceStatus, ExtensionAnswer, ExtensionStatus, declared,
+};
 use super::object::CATALOG_NAME_LABEL;
 use crate::catalog::CatalogSet;
 use crate::explain::Detail;
 use crate::request::{Request, Requirement};
 use crate::resolve::{Outcome, ResolveError, Resolver};
-
-/// Whether the advice could be found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum AdviceStatus {
-    /// Adding `add` satisfies every declared dependency.
-    Resolved,
-    /// No set of extensions satisfies them together with the others (see `explanation`).
-    Unsatisfiable,
-}
-
-/// A ClusterExtension to add.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AddExtension {
-    /// Its proposed name (the package's).
-    pub name: String,
-    /// Package.
-    pub package: String,
-    /// The bundle it would get.
-    pub bundle: String,
-    /// Its version.
-    pub version: String,
-    /// Its ClusterCatalog.
-    pub catalog: String,
-    /// That bundle declares dependencies itself, so OLM v1 would refuse it too.
-    pub olm_v1_refuses: bool,
-    /// The ClusterExtension to apply (`kubectl apply -f`).
-    pub yaml: String,
-}
-
-/// The advice for the extensions whose bundles declare dependencies.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Advice {
-    /// Found or not.
-    pub status: AdviceStatus,
-    /// The extensions to add, by name.
-    pub add: Vec<AddExtension>,
-    /// Why none can be found (unsatisfiable only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub explanation: Option<String>,
-}
 
 /// The YAML of a ClusterExtension that installs exactly `bundle`'s version from `catalog`.
 fn yaml(name: &str, package: &str, version: &str, catalog: &str) -> String {

@@ -1,10 +1,9 @@
-//! The answer for one ClusterExtension (the `extensions` of `deppy cluster resolve -o json`).
+//! The answer for one ClusterExtension (the `extensions` of `deppy cluster resolve -o json`),
+//! as data: [`super::resolve`] builds it, `crate::explain::olmv1` words it.
 
 use serde::Serialize;
 
-use super::choose::Decision;
 use crate::catalog::{Bundle, CatalogSet};
-use crate::explain::olmv1 as words;
 
 /// How an extension came out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -70,7 +69,7 @@ pub struct ExtensionAnswer {
     /// The ClusterExtensions to add for the declared dependencies, resolved together with
     /// the other extensions (only when the bundle declares dependencies).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub advice: Option<super::advice::Advice>,
+    pub advice: Option<Advice>,
     /// Diagnostics (catalogs taken as empty, and the like).
     pub warnings: Vec<String>,
 }
@@ -99,55 +98,45 @@ pub fn declared(set: &CatalogSet, b: &Bundle) -> Vec<DependencyAnswer> {
     out
 }
 
-/// The answer for an extension named `name` from its decision.
-pub fn answer(name: &str, d: &Decision, set: Option<&CatalogSet>) -> ExtensionAnswer {
-    let installed = d.installed.as_ref().map(|(n, _)| n.clone());
-    let mut a = ExtensionAnswer {
-        name: name.to_string(),
-        package: d.package.clone(),
-        status: ExtensionStatus::Unsatisfiable,
-        bundle: None,
-        version: None,
-        catalog: None,
-        action: None,
-        installed,
-        dependencies: Vec::new(),
-        olm_v1: None,
-        explanation: words::explanation(name, d),
-        advice: None,
-        warnings: words::warnings(d),
-    };
-    let Ok(chosen) = &d.result else {
-        return a;
-    };
-    a.status = ExtensionStatus::Resolved;
-    a.bundle = Some(chosen.candidate.bundle.clone());
-    a.version = Some(chosen.candidate.version.to_string());
-    a.catalog = Some(chosen.catalog.clone());
-    a.action = Some(action(d));
-    if let Some(b) = set.and_then(|s| s.bundle(chosen.id).map(|b| (s, b))) {
-        a.dependencies = declared(b.0, b.1);
-    }
-    if !a.dependencies.is_empty() {
-        a.olm_v1 = Some(words::refused(&chosen.candidate.bundle, &a.dependencies));
-    }
-    a
+/// Whether the advice could be found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum AdviceStatus {
+    /// Adding `add` satisfies every declared dependency.
+    Resolved,
+    /// No set of extensions satisfies them together with the others (see `explanation`).
+    Unsatisfiable,
 }
 
-fn action(d: &Decision) -> ExtensionAction {
-    let (Ok(chosen), Some((name, version))) = (&d.result, &d.installed) else {
-        return ExtensionAction::Install;
-    };
-    if &chosen.candidate.bundle == name {
-        return ExtensionAction::Keep;
-    }
-    let Ok(v) = crate::version::Version::parse(version) else {
-        return ExtensionAction::Upgrade;
-    };
-    let (new, old) = (chosen.candidate.version.semver(), v.semver());
-    match new.cmp(old) {
-        std::cmp::Ordering::Greater => ExtensionAction::Upgrade,
-        std::cmp::Ordering::Less => ExtensionAction::Downgrade,
-        std::cmp::Ordering::Equal => ExtensionAction::Keep,
-    }
+/// A ClusterExtension to add.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AddExtension {
+    /// Its proposed name (the package's).
+    pub name: String,
+    /// Package.
+    pub package: String,
+    /// The bundle it would get.
+    pub bundle: String,
+    /// Its version.
+    pub version: String,
+    /// Its ClusterCatalog.
+    pub catalog: String,
+    /// That bundle declares dependencies itself, so OLM v1 would refuse it too.
+    pub olm_v1_refuses: bool,
+    /// The ClusterExtension to apply (`kubectl apply -f`).
+    pub yaml: String,
+}
+
+/// The advice for the extensions whose bundles declare dependencies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Advice {
+    /// Found or not.
+    pub status: AdviceStatus,
+    /// The extensions to add, by name.
+    pub add: Vec<AddExtension>,
+    /// Why none can be found (unsatisfiable only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<String>,
 }

@@ -10,8 +10,11 @@ mod masterminds;
 mod object;
 mod resolve;
 
-pub use advice::{AddExtension, Advice, AdviceStatus, advise};
-pub use answer::{DependencyAnswer, ExtensionAction, ExtensionAnswer, ExtensionStatus, declared};
+pub use advice::advise;
+pub use answer::{
+    AddExtension, Advice, AdviceStatus, DependencyAnswer, ExtensionAction, ExtensionAnswer,
+    ExtensionStatus, declared,
+};
 pub use catalogs::{ClusterCatalog, cluster_catalogs};
 pub use choose::{
     Beaten, Candidate, CatalogOutcome, CatalogStat, Chosen, Decision, Failure, UpgradePolicy,

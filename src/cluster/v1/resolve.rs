@@ -4,14 +4,15 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::answer::{ExtensionAnswer, answer};
+use super::answer::{ExtensionAction, ExtensionAnswer, ExtensionStatus, declared};
 use super::catalogs::{ClusterCatalog, cluster_catalogs};
-use super::choose::decide;
+use super::choose::{Decision, decide};
 use crate::catalog::{CatalogSet, CatalogSource, LoadOptions};
 use crate::cluster::error::StateError;
 use crate::cluster::object::{Kind, KindName};
 use crate::cluster::resolve::Binding;
 use crate::cluster::state::ClusterState;
+use crate::explain::olmv1 as words;
 
 /// The cluster-scoped bindings (`NAME=PATH`), by catalog name.
 fn bound(bindings: &[Binding]) -> Vec<(String, PathBuf)> {
@@ -87,6 +88,59 @@ pub fn resolve_extensions(
         super::advice::advise(&mut out, set);
     }
     Ok(out)
+}
+
+/// The answer for an extension named `name` from its decision.
+pub fn answer(name: &str, d: &Decision, set: Option<&CatalogSet>) -> ExtensionAnswer {
+    let installed = d.installed.as_ref().map(|(n, _)| n.clone());
+    let mut a = ExtensionAnswer {
+        name: name.to_string(),
+        package: d.package.clone(),
+        status: ExtensionStatus::Unsatisfiable,
+        bundle: None,
+        version: None,
+        catalog: None,
+        action: None,
+        installed,
+        dependencies: Vec::new(),
+        olm_v1: None,
+        explanation: words::explanation(name, d),
+        advice: None,
+        warnings: words::warnings(d),
+    };
+    let Ok(chosen) = &d.result else {
+        return a;
+    };
+    a.status = ExtensionStatus::Resolved;
+    a.bundle = Some(chosen.candidate.bundle.clone());
+    a.version = Some(chosen.candidate.version.to_string());
+    a.catalog = Some(chosen.catalog.clone());
+    a.action = Some(action(d));
+    if let Some(b) = set.and_then(|s| s.bundle(chosen.id).map(|b| (s, b))) {
+        a.dependencies = declared(b.0, b.1);
+    }
+    if !a.dependencies.is_empty() {
+        a.olm_v1 = Some(words::refused(&chosen.candidate.bundle, &a.dependencies));
+    }
+    a
+}
+
+fn action(d: &Decision) -> ExtensionAction {
+    let (Ok(chosen), Some((name, version))) = (&d.result, &d.installed) else {
+        return ExtensionAction::Install;
+    };
+    if &chosen.candidate.bundle == name {
+        return ExtensionAction::Keep;
+    }
+    let Ok(v) = crate::version::Version::parse(version) else {
+        return ExtensionAction::Upgrade;
+    };
+    let (new, old) = (chosen.candidate.version.semver(), v.semver());
+    match new.cmp(old) {
+        std::cmp::Ordering::Greater => ExtensionAction::Upgrade,
+        std::cmp::Ordering::Less => ExtensionAction::Downgrade,
+        std::cmp::Ordering::Equal => ExtensionAction::Keep,
+    }
 }
 
 #[cfg(test)]

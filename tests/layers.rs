@@ -1,0 +1,616 @@
+//! The layer map at the top of `src/lib.rs` holds: every module of the library is in it, no
+//! module imports from a higher layer, and within a layer no modules import each other in a
+//! circle.
+//!
+//! An import is any `crate::…` or `super::…` path in code (a `use` line or a path in an
+//! expression), outside comments and `#[cfg(test)]` items. A path through a `pub use`
+//! re-export counts as a path to where the item is defined.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::Path;
+
+/// A module path below the crate root, e.g. `["resolve", "derive"]`; the root is `[]`.
+type ModPath = Vec<String>;
+
+/// The layer map: (module path, layer number, layer name).
+fn layer_map(lib_rs: &str) -> Vec<(ModPath, usize, String)> {
+    let mut map = Vec::new();
+    let mut in_section = false;
+    for line in lib_rs.lines() {
+        let Some(doc) = line.strip_prefix("//!") else {
+            if in_section {
+                break;
+            }
+            continue;
+        };
+        let doc = doc.trim();
+        if doc.starts_with('#') {
+            in_section = doc == "# Layers";
+            continue;
+        }
+        if !in_section {
+            continue;
+        }
+        let Some((number, rest)) = doc.split_once(". ") else {
+            continue;
+        };
+        let Ok(layer) = number.parse::<usize>() else {
+            continue;
+        };
+        let (name, modules) = rest
+            .split_once(':')
+            .expect("a layer line reads `N. name: modules`");
+        for module in modules.split('`').skip(1).step_by(2) {
+            let path: ModPath = module.split("::").map(str::to_string).collect();
+            map.push((path, layer, name.trim().to_string()));
+        }
+    }
+    assert!(
+        !map.is_empty(),
+        "src/lib.rs has no `# Layers` section with numbered layers"
+    );
+    map
+}
+
+/// The entry of the map that holds `path`: the longest entry that is a prefix of it.
+fn unit_of<'a>(
+    map: &'a [(ModPath, usize, String)],
+    path: &[String],
+) -> Option<&'a (ModPath, usize, String)> {
+    map.iter()
+        .filter(|(p, _, _)| path.starts_with(p))
+        .max_by_key(|(p, _, _)| p.len())
+}
+
+/// A source file: its module path and its code with comments, strings and test items removed.
+struct Source {
+    module: ModPath,
+    /// `mod.rs`, `lib.rs` or a file with children: `super` is its parent, `self` itself.
+    code: String,
+}
+
+/// The library's files (not the binary's `main.rs` and `cli/`), by module path.
+fn sources(root: &Path) -> BTreeMap<ModPath, Source> {
+    let mut files = Vec::new();
+    collect(&root.join("src"), &mut files);
+    let mut out = BTreeMap::new();
+    let mut test_files = BTreeSet::new();
+    for file in &files {
+        let rel = file.strip_prefix(root.join("src")).unwrap();
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if rel == "main.rs" || rel.starts_with("cli/") {
+            continue;
+        }
+        let mut module: ModPath = rel
+            .trim_end_matches(".rs")
+            .split('/')
+            .map(str::to_string)
+            .collect();
+        if module.last().is_some_and(|l| l == "mod" || l == "lib") {
+            module.pop();
+        }
+        let text = fs::read_to_string(file).unwrap();
+        let (code, tests) = strip(&text);
+        for t in tests {
+            let mut m = module.clone();
+            m.push(t);
+            test_files.insert(m);
+        }
+        out.insert(module.clone(), Source { module, code });
+    }
+    out.retain(|m, _| !test_files.contains(m));
+    out
+}
+
+fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The code without comments, string and char literals and `#[cfg(test)]` items, and the
+/// names of the `#[cfg(test)] mod name;` files it declares.
+fn strip(text: &str) -> (String, Vec<String>) {
+    let chars: Vec<char> = text.chars().collect();
+    let mut code = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            i += 2;
+            while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
+                i += 1;
+            }
+            i += 2;
+        } else if c == 'r' && (next == Some('"') || next == Some('#')) && !ident_before(&chars, i) {
+            // raw string r"…" or r#"…"#
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while chars.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if chars.get(j) != Some(&'"') {
+                code.push(c);
+                i += 1;
+                continue;
+            }
+            j += 1;
+            loop {
+                if j >= chars.len() {
+                    break;
+                }
+                if chars[j] == '"' && (0..hashes).all(|k| chars.get(j + 1 + k) == Some(&'#')) {
+                    j += 1 + hashes;
+                    break;
+                }
+                j += 1;
+            }
+            code.push_str("\"\"");
+            i = j;
+        } else if c == '"' {
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i += 1;
+            code.push_str("\"\"");
+        } else if c == '\'' && chars.get(i + 2) == Some(&'\'') {
+            code.push_str("' '");
+            i += 3;
+        } else if c == '\'' && next == Some('\\') {
+            let mut j = i + 2;
+            while j < chars.len() && chars[j] != '\'' {
+                j += 1;
+            }
+            code.push_str("' '");
+            i = j + 1;
+        } else {
+            code.push(c);
+            i += 1;
+        }
+    }
+    // Drop `#[cfg(test)]` items: `mod name;` (a test file), a braced item, or a statement.
+    let mut out = String::new();
+    let mut tests = Vec::new();
+    let mut rest = code.as_str();
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "#[cfg(test)]".len()..];
+        let end_stmt = after.find(';').unwrap_or(after.len());
+        let open = after.find('{').unwrap_or(after.len());
+        if end_stmt < open {
+            let item = after[..end_stmt].trim();
+            if let Some(name) = item.strip_prefix("mod ") {
+                tests.push(name.trim().to_string());
+            }
+            rest = &after[end_stmt + 1..];
+        } else {
+            let mut depth = 0;
+            let mut end = after.len();
+            for (k, ch) in after.char_indices().skip(open) {
+                match ch {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = k + 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            rest = &after[end..];
+        }
+    }
+    out.push_str(rest);
+    (out, tests)
+}
+
+fn ident_before(chars: &[char], i: usize) -> bool {
+    i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_')
+}
+
+/// One import: the path as written, resolved to a path from the crate root.
+struct Import {
+    written: String,
+    path: ModPath,
+    public: bool,
+    /// Written from the importing module (`use child::x`): an import only if `child` is
+    /// one of the crate's modules, not an external crate.
+    relative: bool,
+}
+
+/// The imports of one file's code, with `super`/`self` resolved against the module path
+/// (and inline `mod name { … }` blocks).
+fn imports(source: &Source) -> Vec<Import> {
+    let code = &source.code;
+    let mut out = Vec::new();
+    // inline modules: (name, brace depth at which it opened)
+    let mut inline: Vec<(String, i32)> = Vec::new();
+    let mut depth = 0;
+    let bytes: Vec<char> = code.chars().collect();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c == '{' {
+            depth += 1;
+            i += 1;
+            continue;
+        }
+        if c == '}' {
+            depth -= 1;
+            if inline.last().is_some_and(|(_, d)| *d == depth) {
+                inline.pop();
+            }
+            i += 1;
+            continue;
+        }
+        if (c.is_alphabetic() || c == '_') && !ident_before(&bytes, i) {
+            let mut j = i;
+            while j < bytes.len() && (bytes[j].is_alphanumeric() || bytes[j] == '_') {
+                j += 1;
+            }
+            let word: String = bytes[i..j].iter().collect();
+            let module = {
+                let mut m = source.module.clone();
+                m.extend(inline.iter().map(|(n, _)| n.clone()));
+                m
+            };
+            if word == "mod" {
+                let rest: String = bytes[j..].iter().take(200).collect();
+                let name: String = rest
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                let after = rest.trim_start()[name.len()..].trim_start();
+                if after.starts_with('{') {
+                    inline.push((name, depth));
+                }
+                i = j;
+                continue;
+            }
+            if word == "use" {
+                let end = bytes[j..]
+                    .iter()
+                    .position(|&c| c == ';')
+                    .map_or(bytes.len(), |p| j + p);
+                let stmt: String = bytes[j..end].iter().collect();
+                let before: String = bytes[i.saturating_sub(12)..i].iter().collect();
+                let public = before.trim_end().ends_with("pub") || before.contains("pub(");
+                for written in expand(&stmt) {
+                    if let Some(path) = resolve_written(&written, &module) {
+                        out.push(Import {
+                            written,
+                            path,
+                            public,
+                            relative: false,
+                        });
+                    } else {
+                        let mut path = module.clone();
+                        path.extend(written.split("::").map(str::to_string));
+                        out.push(Import {
+                            written,
+                            path,
+                            public,
+                            relative: true,
+                        });
+                    }
+                }
+                i = end;
+                continue;
+            }
+            if word == "crate" || word == "super" {
+                // a path in an expression, a type or an attribute
+                let mut k = i;
+                while k < bytes.len()
+                    && (bytes[k].is_alphanumeric() || bytes[k] == '_' || bytes[k] == ':')
+                {
+                    k += 1;
+                }
+                let written: String = bytes[i..k].iter().collect();
+                let written = written.trim_end_matches(':').to_string();
+                if written.contains("::")
+                    && let Some(path) = resolve_written(&written, &module)
+                {
+                    out.push(Import {
+                        written,
+                        path,
+                        public: false,
+                        relative: false,
+                    });
+                }
+                i = k;
+                continue;
+            }
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// `a::{b, c::{d, e}}` → `a::b`, `a::c::d`, `a::c::e` (aliases and globs dropped).
+fn expand(stmt: &str) -> Vec<String> {
+    let stmt: String = stmt
+        .chars()
+        .filter(|c| !c.is_whitespace() || *c == ' ')
+        .collect();
+    let stmt = stmt.replace('\n', " ");
+    fn go(prefix: &str, s: &str, out: &mut Vec<String>) {
+        let s = s.trim();
+        if let Some(open) = s.find('{') {
+            let head = s[..open].trim().trim_end_matches("::");
+            let inner = &s[open + 1..s.rfind('}').unwrap_or(s.len())];
+            let mut depth = 0;
+            let mut start = 0;
+            let mut parts = Vec::new();
+            for (k, ch) in inner.char_indices() {
+                match ch {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        parts.push(&inner[start..k]);
+                        start = k + 1;
+                    }
+                    _ => {}
+                }
+            }
+            parts.push(&inner[start..]);
+            let joined = join(prefix, head);
+            for part in parts {
+                if !part.trim().is_empty() {
+                    go(&joined, part, out);
+                }
+            }
+        } else {
+            let s = s.split(" as ").next().unwrap_or(s).trim();
+            let s = s.trim_end_matches("::*");
+            if s == "self" {
+                out.push(prefix.to_string());
+            } else if !s.is_empty() && s != "*" {
+                out.push(join(prefix, s));
+            }
+        }
+    }
+    fn join(a: &str, b: &str) -> String {
+        match (a.is_empty(), b.is_empty()) {
+            (true, _) => b.to_string(),
+            (_, true) => a.to_string(),
+            _ => format!("{a}::{b}"),
+        }
+    }
+    let mut out = Vec::new();
+    go("", &stmt, &mut out);
+    out
+}
+
+/// `crate::a::b` → `[a, b]`; `super::x` and `self::x` against `module`; other paths
+/// (external crates, local modules named without `self`) → `None`.
+fn resolve_written(written: &str, module: &[String]) -> Option<ModPath> {
+    let mut segments = written.split("::").filter(|s| !s.is_empty());
+    let first = segments.next()?;
+    let mut path: ModPath = match first {
+        "crate" => Vec::new(),
+        "super" => module[..module.len().checked_sub(1)?].to_vec(),
+        "self" => module.to_vec(),
+        _ => return None,
+    };
+    for s in segments {
+        if s == "super" {
+            path.pop()?;
+        } else {
+            path.push(s.to_string());
+        }
+    }
+    Some(path)
+}
+
+/// Where `path` leads: through `pub use` re-exports to the module that defines the item.
+fn target(path: &[String], sources: &BTreeMap<ModPath, Source>, exports: &Exports) -> ModPath {
+    let mut path = path.to_vec();
+    for _ in 0..8 {
+        let module_len = (0..=path.len())
+            .rev()
+            .find(|&n| sources.contains_key(&path[..n]))
+            .unwrap_or(0);
+        let (module, rest) = path.split_at(module_len);
+        let Some(name) = rest.first() else {
+            return path;
+        };
+        match exports.get(&(module.to_vec(), name.clone())) {
+            Some(to) => {
+                let mut next = to.clone();
+                next.extend(rest[1..].iter().cloned());
+                path = next;
+            }
+            None => return module.to_vec(),
+        }
+    }
+    path
+}
+
+/// `(module, name)` → the path a `pub use` in that module re-exports under that name.
+type Exports = BTreeMap<(ModPath, String), ModPath>;
+
+fn exports(sources: &BTreeMap<ModPath, Source>) -> Exports {
+    let mut out = Exports::new();
+    for source in sources.values() {
+        for import in imports(source).into_iter().filter(|i| i.public) {
+            if !in_crate(&import, &source.module, sources) {
+                continue;
+            }
+            let name = import.written.rsplit("::").next().unwrap_or("");
+            out.insert(
+                (source.module.clone(), name.to_string()),
+                import.path.clone(),
+            );
+        }
+    }
+    out
+}
+
+/// Whether the import names something of this crate.
+fn in_crate(import: &Import, module: &[String], sources: &BTreeMap<ModPath, Source>) -> bool {
+    !import.relative
+        || import.path.len() > module.len() && sources.contains_key(&import.path[..=module.len()])
+}
+
+fn show(path: &[String]) -> String {
+    if path.is_empty() {
+        "crate".into()
+    } else {
+        path.join("::")
+    }
+}
+
+#[test]
+fn imports_point_down_the_layer_map() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib_rs = fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    let map = layer_map(&lib_rs);
+    let sources = sources(root);
+    let exports = exports(&sources);
+
+    let mut problems = Vec::new();
+    // unit → units of the same layer it imports (for circles)
+    let mut edges: BTreeMap<ModPath, BTreeSet<ModPath>> = BTreeMap::new();
+    for source in sources.values() {
+        if source.module.is_empty() {
+            continue; // lib.rs: module declarations and the curated re-exports
+        }
+        let Some((unit, layer, name)) = unit_of(&map, &source.module) else {
+            problems.push(format!(
+                "module {} is not in the layer map of src/lib.rs",
+                show(&source.module)
+            ));
+            continue;
+        };
+        for import in imports(source) {
+            // a re-export is followed where it is used (see `target`)
+            if import.public || !in_crate(&import, &source.module, &sources) {
+                continue;
+            }
+            let to = target(&import.path, &sources, &exports);
+            if to.is_empty() {
+                continue;
+            }
+            let Some((to_unit, to_layer, to_name)) = unit_of(&map, &to) else {
+                problems.push(format!(
+                    "{} imports {} ({}), which is not in the layer map",
+                    show(&source.module),
+                    import.written,
+                    show(&to)
+                ));
+                continue;
+            };
+            if to_layer > layer {
+                problems.push(format!(
+                    "{} (layer {layer}, {name}) imports {} from {} (layer {to_layer}, {to_name})",
+                    show(&source.module),
+                    import.written,
+                    show(&to)
+                ));
+            } else if to_layer == layer && to_unit[..1] != unit[..1] {
+                // circles between top-level modules; the files of one module may use each other
+                edges
+                    .entry(unit[..1].to_vec())
+                    .or_default()
+                    .insert(to_unit[..1].to_vec());
+            }
+        }
+    }
+    for circle in circles(&edges) {
+        let names: Vec<String> = circle.iter().map(|p| show(p)).collect();
+        problems.push(format!(
+            "modules import each other in a circle: {}",
+            names.join(" -> ")
+        ));
+    }
+    problems.sort();
+    problems.dedup();
+    assert!(
+        problems.is_empty(),
+        "the layer map of src/lib.rs does not hold:\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+/// One circle through each strongly connected group of more than one unit.
+fn circles(edges: &BTreeMap<ModPath, BTreeSet<ModPath>>) -> Vec<Vec<ModPath>> {
+    let mut out = Vec::new();
+    let mut seen = BTreeSet::new();
+    for start in edges.keys() {
+        if seen.contains(start) {
+            continue;
+        }
+        // breadth-first path from each neighbour back to start
+        let mut parent: BTreeMap<ModPath, ModPath> = BTreeMap::new();
+        let mut queue = std::collections::VecDeque::from([start.clone()]);
+        let mut found = None;
+        while let Some(at) = queue.pop_front() {
+            for next in edges.get(&at).into_iter().flatten() {
+                if next == start {
+                    found = Some(at.clone());
+                    break;
+                }
+                if !parent.contains_key(next) {
+                    parent.insert(next.clone(), at.clone());
+                    queue.push_back(next.clone());
+                }
+            }
+            if found.is_some() {
+                break;
+            }
+        }
+        if let Some(mut at) = found {
+            let mut circle = vec![at.clone()];
+            while &at != start {
+                at = parent[&at].clone();
+                circle.push(at.clone());
+            }
+            circle.reverse();
+            circle.push(start.clone());
+            seen.extend(circle.iter().cloned());
+            out.push(circle);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_stripper_keeps_code_and_drops_the_rest() {
+    let (code, tests) = strip(
+        "use crate::a; // crate::b\n/* crate::c */ let s = \"crate::d\";\n#[cfg(test)]\nmod tests;\n#[cfg(test)]\nmod t { use crate::e; }\nfn f() { crate::g::h(); }",
+    );
+    assert_eq!(tests, vec!["tests".to_string()]);
+    assert!(code.contains("crate::a") && code.contains("crate::g::h"));
+    for gone in ["crate::b", "crate::c", "crate::d", "crate::e"] {
+        assert!(!code.contains(gone), "{gone} left in {code}");
+    }
+    assert_eq!(
+        expand("crate::{a::{b, c as d}, e::*, self}"),
+        vec!["crate::a::b", "crate::a::c", "crate::e", "crate"]
+    );
+}
