@@ -70,7 +70,7 @@ impl InputError {
 }
 
 /// `1.0 GiB (1073741824 bytes)`.
-pub fn bytes_text(n: u64) -> String {
+pub(crate) fn bytes_text(n: u64) -> String {
     const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
     match UNITS.iter().find(|(_, size)| n >= *size) {
         Some((unit, size)) => format!("{:.1} {unit} ({n} bytes)", n as f64 / *size as f64),
@@ -79,7 +79,7 @@ pub fn bytes_text(n: u64) -> String {
 }
 
 /// `file size is …, over the limit of … (set DEPPY_MAX_FILE_SIZE …)`.
-pub fn size_text(actual: u64, limit: u64) -> String {
+pub(crate) fn size_text(actual: u64, limit: u64) -> String {
     format!(
         "file size is {}, over the limit of {} (set {MAX_FILE_SIZE_ENV} to another number of bytes to change it)",
         bytes_text(actual),

@@ -73,7 +73,7 @@ impl<'a> Tracker<'a> {
     }
 
     /// Whether anyone listens (so callers can skip measuring work).
-    pub fn is_active(&self) -> bool {
+    pub(crate) fn is_active(&self) -> bool {
         self.progress.is_some()
     }
 

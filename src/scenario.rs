@@ -212,7 +212,7 @@ pub fn run_dir(dir: &Path) -> Answer {
 }
 
 /// True when `dir` is a scenario folder.
-pub fn is_scenario(dir: &Path) -> bool {
+pub(crate) fn is_scenario(dir: &Path) -> bool {
     dir.join("request.yaml").is_file()
         || dir.join("problem.yaml").is_file()
         || dir.join(cluster::CLUSTER_FILE).is_file()

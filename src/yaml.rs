@@ -8,7 +8,7 @@ pub const ALIAS_EVENTS_PER_BYTE: usize = 16;
 pub const ALIAS_EVENTS_BASE: usize = 1024;
 
 /// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

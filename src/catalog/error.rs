@@ -106,7 +106,7 @@ fn syntax_text(
 impl LoadError {
     /// The error for a catalog file (of `format`, `JSON` or `YAML`) whose bytes are not UTF-8:
     /// the same error on every path that reads catalogs, placed at the first bad byte.
-    pub fn not_utf8(file: &str, format: &'static str, bytes: &[u8]) -> LoadError {
+    pub(crate) fn not_utf8(file: &str, format: &'static str, bytes: &[u8]) -> LoadError {
         let offset = std::str::from_utf8(bytes)
             .err()
             .map_or(0, |e| e.valid_up_to());
@@ -195,7 +195,11 @@ impl Warning {
     }
 
     /// A warning about a whole document, or about nothing in particular.
-    pub fn general(kind: WarningKind, origin: Option<&Origin>, message: impl Into<String>) -> Self {
+    pub(crate) fn general(
+        kind: WarningKind,
+        origin: Option<&Origin>,
+        message: impl Into<String>,
+    ) -> Self {
         Warning {
             kind,
             origin: origin.cloned(),

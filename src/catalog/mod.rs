@@ -13,9 +13,7 @@ mod set;
 mod view;
 pub(crate) mod walk;
 
-pub use bundle_dir::{
-    RenderedCatalog, find_bundle_dirs, is_bundle_dir, render_bundle_dirs, rendered_path,
-};
+pub use bundle_dir::{RenderedCatalog, find_bundle_dirs, render_bundle_dirs};
 pub use channel::{ChannelError, ChannelGraph, Edge};
 pub use error::{LoadError, Warning, WarningKind};
 pub use fbc::{FileCache, LoadOptions, SourceFile, limits, locate, read_catalog};

@@ -24,7 +24,7 @@ fn gvk(v: &Value, kind: &str) -> Result<Gvk, String> {
 
 impl CatalogSet {
     /// Sets the priority of the catalog named `name`; false when there is none.
-    pub fn set_priority(&mut self, name: &str, priority: i32) -> bool {
+    pub(crate) fn set_priority(&mut self, name: &str, priority: i32) -> bool {
         let mut found = false;
         for c in self.catalogs.iter_mut().filter(|c| c.name == name) {
             c.priority = priority;
@@ -37,7 +37,7 @@ impl CatalogSet {
     /// `olm.label`, `olm.deprecated`, `olm.package.required`, `olm.gvk.required`,
     /// `olm.label.required` and `olm.constraint` change what resolution sees; any other
     /// type is kept as an opaque property (visible to CEL).
-    pub fn add_property(
+    pub(crate) fn add_property(
         &mut self,
         bundle: BundleId,
         kind: &str,

@@ -124,7 +124,7 @@ impl CatalogSet {
     }
 
     /// The id of a GVK, if any bundle provides or requires it.
-    pub fn gvk_id(&self, gvk: &Gvk) -> Option<GvkId> {
+    pub(crate) fn gvk_id(&self, gvk: &Gvk) -> Option<GvkId> {
         self.gvks.get(gvk).map(GvkId)
     }
 
@@ -151,7 +151,7 @@ impl CatalogSet {
     }
 
     /// The `olm.package` entry of a package in a catalog.
-    pub fn package_in(&self, package: PackageId, catalog: CatalogId) -> Option<&Package> {
+    pub(crate) fn package_in(&self, package: PackageId, catalog: CatalogId) -> Option<&Package> {
         let i = *self.index.package_entry.get(&(package, catalog))?;
         self.packages.get(i)
     }

@@ -12,7 +12,7 @@ use crate::gvk::Gvk;
 impl<'a> CandidateView<'a> {
     /// The view of a catalog bundle; `properties` is usually
     /// [`bundle_properties`]`(bundle, set)`.
-    pub fn of_bundle(
+    pub(crate) fn of_bundle(
         bundle: &'a Bundle,
         set: &'a CatalogSet,
         properties: &'a [(String, Value)],

@@ -45,7 +45,7 @@ impl Entry {
     }
 
     /// The warning for a skipped entry the caller would have read.
-    pub fn skipped_warning(&self) -> Option<String> {
+    pub(crate) fn skipped_warning(&self) -> Option<String> {
         match &self.kind {
             Kind::Skipped(why) => Some(format!("{}: skipped: it is {why}", self.path.display())),
             _ => None,

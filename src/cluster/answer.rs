@@ -123,7 +123,10 @@ impl ClusterAnswer {
 
     /// The same answer with OLM v1's extensions: an unsatisfiable one makes the whole
     /// answer unsatisfiable.
-    pub fn with_extensions(mut self, extensions: Vec<super::v1::ExtensionAnswer>) -> ClusterAnswer {
+    pub(crate) fn with_extensions(
+        mut self,
+        extensions: Vec<super::v1::ExtensionAnswer>,
+    ) -> ClusterAnswer {
         use super::v1::ExtensionStatus;
         if extensions
             .iter()

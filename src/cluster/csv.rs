@@ -23,7 +23,7 @@ pub fn parts(o: &Object) -> Option<(&CsvSpec, &CsvStatus)> {
 /// True for a copy OLM made of a CSV in a namespace its operator watches: labelled
 /// `olm.copiedFrom`, with status reason `Copied`, or annotated with another namespace as
 /// `olm.operatorNamespace`.
-pub fn is_copy(o: &Object) -> bool {
+pub(crate) fn is_copy(o: &Object) -> bool {
     let copied_reason = parts(o).is_some_and(|(_, st)| st.reason.as_deref() == Some("Copied"));
     let other_ns = o
         .annotation("olm.operatorNamespace")
@@ -54,7 +54,7 @@ pub fn version(o: &Object) -> Result<Option<Version>, StateError> {
 /// The installed bundle a CSV is. `package` is the package of the one Subscription whose
 /// `status.installedCSV` names it (None when zero or several do); `referenced` says whether
 /// any does. A CSV nothing references is kept exactly as it is.
-pub fn installed_bundle(
+pub(crate) fn installed_bundle(
     o: &Object,
     package: Option<&str>,
     referenced: bool,

@@ -27,7 +27,7 @@ mod state;
 pub mod v1;
 
 pub use answer::{ClusterAnswer, NamespaceAnswer, SelectedAnswer, Status, SubscriptionAnswer};
-pub use csv::{PROPERTIES_ANNOTATION, installed_bundle, is_copy};
+pub use csv::PROPERTIES_ANNOTATION;
 pub use error::StateError;
 pub use namespace::{EXCLUDE_GLOBAL, NamespacePlan, SubscriptionRef, VisibleCatalog};
 pub use note::{Blocked, Note};
@@ -37,6 +37,6 @@ pub use object::{
     Skipped, Source, SubscriptionSpec, SubscriptionStatus,
 };
 pub use precheck::Precheck;
-pub use read::{Dump, read_file, read_paths, read_text};
+pub use read::{Dump, read_paths, read_text};
 pub use resolve::{Binding, ClusterOptions, plan_cluster, resolve_cluster};
 pub use state::ClusterState;

@@ -293,7 +293,7 @@ pub enum KindName {
 }
 
 /// The API group of OLM v0's objects.
-pub const OLM_GROUP: &str = "operators.coreos.com";
+pub(crate) const OLM_GROUP: &str = "operators.coreos.com";
 
 impl KindName {
     /// The kind an `apiVersion` and `kind` name, when deppy reads it.
@@ -350,7 +350,7 @@ pub struct Object {
 
 impl Object {
     /// The kind's name.
-    pub fn kind_name(&self) -> KindName {
+    pub(crate) fn kind_name(&self) -> KindName {
         match self.kind {
             Kind::Subscription(..) => KindName::Subscription,
             Kind::ClusterServiceVersion(..) => KindName::ClusterServiceVersion,

@@ -108,7 +108,7 @@ pub fn subscriptions(plan: &NamespacePlan, set: &CatalogSet) -> Vec<Precheck> {
 }
 
 /// CSVs no Subscription references that share a package with a Subscription.
-pub fn left_over(plan: &NamespacePlan) -> Vec<Note> {
+pub(crate) fn left_over(plan: &NamespacePlan) -> Vec<Note> {
     let mut out = Vec::new();
     let upgrading = |csv: &str| {
         plan.notes

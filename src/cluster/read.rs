@@ -133,7 +133,7 @@ fn walk_dir(
 
 /// Reads one file: JSON when it ends in `.json` or its first non-blank character is `{`,
 /// else YAML.
-pub fn read_file(path: &Path) -> Result<Dump, StateError> {
+pub(crate) fn read_file(path: &Path) -> Result<Dump, StateError> {
     let text = crate::input::read_text(path)?;
     read_text(&path.display().to_string(), &text)
 }

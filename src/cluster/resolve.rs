@@ -57,7 +57,7 @@ impl Binding {
     }
 
     /// Binds a cluster-scoped ClusterCatalog (`NAME=PATH`) rather than a CatalogSource.
-    pub fn is_cluster_scoped(&self) -> bool {
+    pub(crate) fn is_cluster_scoped(&self) -> bool {
         self.namespace.is_empty()
     }
 }

@@ -7,7 +7,7 @@ use super::object::{KindName, Object, Skipped};
 use super::read::Dump;
 
 /// An object's identity: kind, namespace, name.
-pub type ObjectKey = (KindName, String, String);
+pub(crate) type ObjectKey = (KindName, String, String);
 
 fn key(o: &Object) -> ObjectKey {
     (
@@ -81,12 +81,12 @@ impl ClusterState {
     }
 
     /// The objects of one kind, in namespace and name order.
-    pub fn of_kind(&self, kind: KindName) -> impl Iterator<Item = &Object> {
+    pub(crate) fn of_kind(&self, kind: KindName) -> impl Iterator<Item = &Object> {
         self.objects.values().filter(move |o| o.kind_name() == kind)
     }
 
     /// The objects of one kind in one namespace, by name.
-    pub fn in_namespace<'a>(
+    pub(crate) fn in_namespace<'a>(
         &'a self,
         kind: KindName,
         namespace: &'a str,

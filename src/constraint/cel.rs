@@ -66,7 +66,7 @@ impl CelRule {
     }
 
     /// The estimated cost against values of `size` elements.
-    pub fn cost_at(&self, size: u64) -> u64 {
+    pub(crate) fn cost_at(&self, size: u64) -> u64 {
         super::cel_static::analyze(
             self.compiled.program.expression(),
             self.compiled.max_ast_depth,

@@ -100,7 +100,7 @@ thread_local! {
 /// and says whether one was: then what `f` computed is incomplete (a refused rule counts as
 /// false) and must not be used. This is how a resolution's time budget covers the
 /// evaluation of admin, cluster and bundle constraints.
-pub fn within_deadline<R>(deadline: Option<Instant>, f: impl FnOnce() -> R) -> (R, bool) {
+pub(crate) fn within_deadline<R>(deadline: Option<Instant>, f: impl FnOnce() -> R) -> (R, bool) {
     let outer = DEADLINE.replace(deadline);
     let outer_interrupted = INTERRUPTED.replace(false);
     let result = f();

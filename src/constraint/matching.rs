@@ -39,7 +39,7 @@ pub struct Verdict {
 
 impl Verdict {
     /// True when the subject satisfies the constraint.
-    pub fn is_match(&self) -> bool {
+    pub(crate) fn is_match(&self) -> bool {
         self.matched
     }
 }

@@ -48,7 +48,7 @@ use crate::range::VersionRange;
 
 pub use admin::{AdminConstraint, AdminEntry, ConstraintAction, Prohibit};
 pub use cel::{CelCache, CelRule};
-pub use cel_eval::within_deadline;
+pub(crate) use cel_eval::within_deadline;
 pub use cluster::Cluster;
 pub use error::ConstraintError;
 pub use matching::{CandidateView, Verdict};
@@ -175,7 +175,7 @@ impl Constraint {
     }
 
     /// True for the property types [`Constraint::parse_typed`] understands.
-    pub fn is_constraint_type(property_type: &str) -> bool {
+    pub(crate) fn is_constraint_type(property_type: &str) -> bool {
         alias::is_known_type(property_type)
     }
 

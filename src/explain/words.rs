@@ -540,7 +540,7 @@ fn evaluation_errors(d: &Dependency) -> String {
 impl Words<'_> {
     /// One sentence for pairwise at-most-one facts of one reason, grouped (see `group`):
     /// the bundle every pair shares against the others, or every bundle of the pairs.
-    pub fn only_one(&self, reason: &Reason, hub: Option<Var>, others: &[Var]) -> String {
+    pub(crate) fn only_one(&self, reason: &Reason, hub: Option<Var>, others: &[Var]) -> String {
         let others: Vec<String> = others.iter().map(|v| self.subject(*v)).collect();
         let (who, all) = match hub {
             Some(h) => (

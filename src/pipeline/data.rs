@@ -99,7 +99,7 @@ impl Data {
     }
 
     /// The JSON recorded in traces: `{"type": KIND, ...}`.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let body = match self {
             Data::Catalog(c) => serde_json::to_value(&**c).unwrap_or(Value::Null),
             Data::Requirements(r) => json!({ "require": &**r }),
@@ -137,7 +137,7 @@ impl Data {
     }
 
     /// Source data back from its trace JSON (derived kinds are not replayable).
-    pub fn from_json(v: &Value) -> Result<Data, String> {
+    pub(crate) fn from_json(v: &Value) -> Result<Data, String> {
         let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
         let field = |k: &str| v.get(k).cloned().unwrap_or(Value::Null);
         let err = |e: serde_json::Error| format!("{kind}: {e}");

@@ -63,7 +63,7 @@ impl Event {
     }
 
     /// One trace line.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let mut v = serde_json::to_value(&self.header).unwrap_or(Value::Null);
         if let Value::Object(m) = &mut v {
             m.insert("kind".into(), Value::from(self.kind()));
@@ -112,7 +112,7 @@ impl NodeState {
 
 /// A fresh execution id: `e-` and 16 hex digits from the clock, the process id and a
 /// counter (unique per process and, in practice, across processes).
-pub fn new_execution_id() -> String {
+pub(crate) fn new_execution_id() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
@@ -124,7 +124,7 @@ pub fn new_execution_id() -> String {
 }
 
 /// Now, as RFC 3339 UTC with microseconds.
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     let d = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();

@@ -14,7 +14,7 @@ use super::{Pipeline, PipelineConfig, Run};
 use crate::atomic::{Output, WriteOptions};
 
 /// Trace format version.
-pub const FORMAT: u32 = 1;
+pub(crate) const FORMAT: u32 = 1;
 
 /// A trace could not be written, read or replayed.
 #[derive(Debug, thiserror::Error)]

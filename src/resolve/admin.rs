@@ -230,7 +230,7 @@ fn apply(
 }
 
 /// The adjustments of a request's admin constraints.
-pub fn admin_adjustments(
+pub(crate) fn admin_adjustments(
     set: &CatalogSet,
     entries: &[AdminEntry],
     installed: &[InstalledBundle],
@@ -245,7 +245,7 @@ pub fn admin_adjustments(
 
 /// The adjustments of the cluster node: its runtime constraints, and no bundle may provide
 /// an API the cluster already serves.
-pub fn cluster_adjustments(
+pub(crate) fn cluster_adjustments(
     set: &CatalogSet,
     cluster: &Cluster,
     installed: &[InstalledBundle],

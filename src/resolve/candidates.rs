@@ -103,7 +103,11 @@ fn channel_key<'a>(d: &'a Derived, b: BundleId, only: Option<&str>) -> (bool, &'
 }
 
 /// The channel a selected bundle is reported in.
-pub fn reported_channel<'a>(d: &'a Derived, b: BundleId, only: Option<&str>) -> Option<&'a str> {
+pub(crate) fn reported_channel<'a>(
+    d: &'a Derived,
+    b: BundleId,
+    only: Option<&str>,
+) -> Option<&'a str> {
     let (_, ch, dist) = channel_key(d, b, only);
     (dist != u32::MAX).then_some(ch)
 }
@@ -188,7 +192,7 @@ pub fn order(u: &Universe, d: &Derived, kind: ListKind<'_>, cands: &mut [BundleI
 /// list is the same for every dependent except its "same catalog" part, so the parts before
 /// and after it are ranked once per request and each list compares integers. The order is
 /// exactly [`order`]'s.
-pub struct DependencyRanks {
+pub(crate) struct DependencyRanks {
     rank: FxHashMap<BundleId, (u32, u32)>,
 }
 

@@ -9,7 +9,7 @@ use crate::constraint::{CandidateView, Cluster};
 
 /// Number of the first constraint dependency of a bundle: dependencies are numbered packages
 /// first, then APIs, labels and constraints.
-pub fn first_constraint_dependency(b: &crate::catalog::Bundle) -> u32 {
+pub(crate) fn first_constraint_dependency(b: &crate::catalog::Bundle) -> u32 {
     (b.requires_packages.len() + b.requires_gvks.len() + b.requires_labels.len()) as u32
 }
 
@@ -97,7 +97,7 @@ impl ConstraintMatches {
 
 /// True when the cluster node satisfies dependency `d` of bundle `b` (a constraint it
 /// matches, or an API it serves).
-pub fn cluster_satisfies(
+pub(crate) fn cluster_satisfies(
     cluster: &Cluster,
     u: &super::Universe,
     b: &crate::catalog::Bundle,

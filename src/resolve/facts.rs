@@ -11,7 +11,7 @@ use super::derive::program::*;
 use super::universe::Universe;
 
 /// A requirement as facts.
-pub struct RequirementFacts<'a> {
+pub(crate) struct RequirementFacts<'a> {
     /// The package named (None when no catalog has it).
     pub package: Option<PackageId>,
     /// The channel asked for.
@@ -26,7 +26,7 @@ pub struct RequirementFacts<'a> {
 
 /// A channel that could not be ordered.
 #[derive(Clone, Debug)]
-pub struct BrokenChannel {
+pub(crate) struct BrokenChannel {
     /// Its package.
     pub package: PackageId,
     /// Its catalog.
@@ -39,7 +39,7 @@ pub struct BrokenChannel {
 
 /// Channel orders of every package, computed once per catalog set.
 #[derive(Default)]
-pub struct ChannelOrders {
+pub(crate) struct ChannelOrders {
     /// (bundle, channel name, distance from head) for every ordered entry.
     pub members: Vec<(BundleId, String, u32)>,
     /// Channels with no head, a cycle or two chains.
@@ -215,7 +215,11 @@ fn load_bundle<'a>(
 
 /// What a bundle is as a possible dependency target: identity, what it provides, its
 /// deprecation (not what it requires).
-pub fn load_target<'a>(rt: &mut Crepe<'a>, orders: &ChannelOrders, b: &'a crate::catalog::Bundle) {
+pub(crate) fn load_target<'a>(
+    rt: &mut Crepe<'a>,
+    orders: &ChannelOrders,
+    b: &'a crate::catalog::Bundle,
+) {
     rt.extend([Bundle(b.id, b.package, b.catalog, &b.version)]);
     rt.extend([BundleName(b.id, &b.name)]);
     rt.extend(b.provides.iter().map(|g| Provides(b.id, *g)));
@@ -229,7 +233,11 @@ pub fn load_target<'a>(rt: &mut Crepe<'a>, orders: &ChannelOrders, b: &'a crate:
 }
 
 /// A bundle's dependencies, numbered packages first, then APIs, then labels.
-pub fn load_requires<'a>(rt: &mut Crepe<'a>, u: &'a Universe, b: &'a crate::catalog::Bundle) {
+pub(crate) fn load_requires<'a>(
+    rt: &mut Crepe<'a>,
+    u: &'a Universe,
+    b: &'a crate::catalog::Bundle,
+) {
     let mut d = 0u32;
     for req in &b.requires_packages {
         if let Some(p) = u.package_id(&req.package) {
@@ -249,7 +257,7 @@ pub fn load_requires<'a>(rt: &mut Crepe<'a>, u: &'a Universe, b: &'a crate::cata
 
 /// A package's channel facts in every catalog: members with their distance, entries of
 /// malformed channels, default channels.
-pub fn load_channels<'a>(
+pub(crate) fn load_channels<'a>(
     rt: &mut Crepe<'a>,
     u: &'a Universe,
     orders: &'a ChannelOrders,

@@ -26,7 +26,8 @@ use crate::catalog::BundleId;
 use crate::constraint::Cluster;
 use crate::solver::{self, DerivationTree, Entry, Problem, SolveError, SolveOptions};
 
-pub use admin::{AdjustmentWarning, Adjustments, Rule, admin_adjustments, cluster_adjustments};
+pub use admin::{AdjustmentWarning, Adjustments, Rule};
+pub(crate) use admin::{admin_adjustments, cluster_adjustments};
 pub use answer::{Action, Answer, Selected, Unneeded, Via};
 pub use candidates::{ListKind, Preference};
 pub use check::{Violation, check};
@@ -82,7 +83,7 @@ impl From<RequestError> for ResolveError {
 
 impl ResolveError {
     /// The time budget ran out before the search began (while rules were evaluated).
-    pub fn out_of_time() -> ResolveError {
+    pub(crate) fn out_of_time() -> ResolveError {
         ResolveError::GaveUp {
             conflicts: 0,
             exhausted: crate::solver::Exhausted::Time,

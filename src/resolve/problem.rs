@@ -25,7 +25,7 @@ pub enum Subject {
 }
 
 /// The problem plus the maps back to the domain.
-pub struct Built {
+pub(crate) struct Built {
     pub problem: Problem<Reason>,
     pub subjects: Vec<Subject>,
     var_of: FxHashMap<BundleId, Var>,

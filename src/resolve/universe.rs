@@ -259,7 +259,7 @@ impl Universe {
     }
 
     /// An installed-only bundle's properties as CEL sees them (None for catalog bundles).
-    pub fn installed_only_properties(
+    pub(crate) fn installed_only_properties(
         &self,
         id: BundleId,
     ) -> Option<&[(String, serde_json::Value)]> {
@@ -268,12 +268,12 @@ impl Universe {
     }
 
     /// True when `id` is installed and must stay exactly as it is.
-    pub fn is_kept(&self, id: BundleId) -> bool {
+    pub(crate) fn is_kept(&self, id: BundleId) -> bool {
         self.kept.contains(&id)
     }
 
     /// True when `id` comes from a catalog of the namespace being resolved.
-    pub fn is_local(&self, id: BundleId) -> bool {
+    pub(crate) fn is_local(&self, id: BundleId) -> bool {
         self.local_catalogs.contains(&self.bundle(id).catalog)
     }
 
@@ -302,7 +302,7 @@ impl Universe {
     }
 
     /// A bundle's package.
-    pub fn package_of(&self, id: BundleId) -> PackageId {
+    pub(crate) fn package_of(&self, id: BundleId) -> PackageId {
         self.bundle(id).package
     }
 
@@ -323,7 +323,7 @@ impl Universe {
     }
 
     /// A catalog's priority (the installed pseudo-catalog has 0).
-    pub fn catalog_priority(&self, id: CatalogId) -> i32 {
+    pub(crate) fn catalog_priority(&self, id: CatalogId) -> i32 {
         self.set.catalog(id).map_or(0, |c| c.priority)
     }
 

@@ -12,12 +12,12 @@ use crate::cluster::{Binding, ClusterOptions, ClusterState, StateError, Status, 
 use crate::request::Request;
 
 /// The name of a cluster scenario's file.
-pub const CLUSTER_FILE: &str = "cluster.yaml";
+pub(crate) const CLUSTER_FILE: &str = "cluster.yaml";
 
 /// `cluster.yaml`: what `deppy cluster resolve` is given.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ClusterScenario {
+pub(crate) struct ClusterScenario {
     /// State files or directories (default: `state`).
     #[serde(default)]
     pub state: Vec<PathBuf>,

@@ -12,7 +12,7 @@ use crate::catalog::walk::{self, Entry, Kind, Root};
 
 /// True when `dir` has both a `manifests/` and a `metadata/` directory (opm's test), inside
 /// `dir` itself (a link out of the bundle directory does not count).
-pub fn is_bundle_dir(dir: &Path) -> bool {
+pub(super) fn is_bundle_dir(dir: &Path) -> bool {
     let root = Root::new(dir);
     let sub = |name: &str| matches!(walk::kind_of(&dir.join(name), &root), Ok(Kind::Dir));
     dir.is_dir() && sub("manifests") && sub("metadata")

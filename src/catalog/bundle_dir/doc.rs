@@ -167,7 +167,7 @@ impl Fields<'_> {
     }
 
     /// `v` as a string; None when missing (`v` is None) or null.
-    pub fn opt_str<'v>(
+    pub(crate) fn opt_str<'v>(
         &self,
         v: Option<&'v Value>,
         field: &str,
@@ -180,7 +180,11 @@ impl Fields<'_> {
     }
 
     /// `v` as a non-empty string (after trimming); an error when missing or empty.
-    pub fn req_str<'v>(&self, v: Option<&'v Value>, field: &str) -> Result<&'v str, LoadError> {
+    pub(crate) fn req_str<'v>(
+        &self,
+        v: Option<&'v Value>,
+        field: &str,
+    ) -> Result<&'v str, LoadError> {
         match self.opt_str(v, field)?.map(str::trim) {
             Some(s) if !s.is_empty() => Ok(s),
             Some(_) => Err(self.invalid(field, "is empty")),
@@ -189,7 +193,7 @@ impl Fields<'_> {
     }
 
     /// `v` as a list; empty when missing or null.
-    pub fn opt_list<'v>(
+    pub(crate) fn opt_list<'v>(
         &self,
         v: Option<&'v Value>,
         field: &str,
@@ -202,7 +206,7 @@ impl Fields<'_> {
     }
 
     /// `v` as a mapping; None when missing or null.
-    pub fn opt_map<'v>(
+    pub(crate) fn opt_map<'v>(
         &self,
         v: Option<&'v Value>,
         field: &str,
@@ -215,7 +219,7 @@ impl Fields<'_> {
     }
 
     /// `v` as a mapping; an error when missing or of another type.
-    pub fn req_map<'v>(
+    pub(crate) fn req_map<'v>(
         &self,
         v: Option<&'v Value>,
         field: &str,

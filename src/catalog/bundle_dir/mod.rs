@@ -38,7 +38,7 @@ use super::error::LoadError;
 use super::fbc::SourceFile;
 
 pub(crate) use detect::Listings;
-pub use detect::{find_bundle_dirs, is_bundle_dir};
+pub use detect::find_bundle_dirs;
 
 /// One rendered FBC document.
 #[derive(Debug, serde::Serialize)]
@@ -63,7 +63,7 @@ pub struct RenderedCatalog {
 
 impl RenderedCatalog {
     /// The documents as JSON, one compact document per line (what the loader parses).
-    pub fn to_json(&self) -> String {
+    pub(crate) fn to_json(&self) -> String {
         let mut out = String::new();
         for d in &self.docs {
             out.push_str(&serde_json::to_string(d).unwrap_or_default());
@@ -169,7 +169,7 @@ pub fn render_bundle_dirs(dirs: &[PathBuf]) -> Result<RenderedCatalog, LoadError
 }
 
 /// The path a rendered catalog's text goes by (in errors, traces and the parse cache).
-pub fn rendered_path(dir: &Path) -> String {
+pub(crate) fn rendered_path(dir: &Path) -> String {
     format!("{} (rendered from bundle directories)", dir.display())
 }
 

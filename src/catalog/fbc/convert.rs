@@ -91,7 +91,7 @@ fn shift_gvks(b: &mut BundleRec, offset: u32) {
 impl Records {
     /// Makes room for the records of `files` (to be appended next), so that appending them
     /// never regrows a vector.
-    pub fn reserve_for<'a>(&mut self, files: impl Iterator<Item = &'a Records> + Clone) {
+    pub(crate) fn reserve_for<'a>(&mut self, files: impl Iterator<Item = &'a Records> + Clone) {
         let sum = |n: fn(&Records) -> usize| files.clone().map(n).sum::<usize>();
         self.packages.reserve_exact(sum(|r| r.packages.len()));
         self.channels.reserve_exact(sum(|r| r.channels.len()));
@@ -103,7 +103,7 @@ impl Records {
     }
 
     /// Appends copies of another file's records.
-    pub fn extend_from(&mut self, other: &Records) {
+    pub(crate) fn extend_from(&mut self, other: &Records) {
         let offset = self.gvks.len();
         self.packages.extend_from_slice(&other.packages);
         self.channels.extend_from_slice(&other.channels);
@@ -132,7 +132,7 @@ impl Records {
     }
 
     /// Ends reading a file.
-    pub fn finish_file(&mut self) {
+    pub(crate) fn finish_file(&mut self) {
         self.gvks.finish();
     }
 

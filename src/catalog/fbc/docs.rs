@@ -118,7 +118,7 @@ impl Kind {
     }
 
     /// Typed properties whose value is a flat map of strings.
-    pub fn is_flat(self) -> bool {
+    pub(crate) fn is_flat(self) -> bool {
         matches!(
             self,
             Kind::Package
@@ -384,7 +384,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for LooseVisitor<T> {
 
 impl<'a> PropVal<'a> {
     /// The value as the flat map of a typed property.
-    pub fn into_flat(self) -> Result<FlatProps<'a>, String> {
+    pub(crate) fn into_flat(self) -> Result<FlatProps<'a>, String> {
         let loose = match self {
             PropVal::Flat(Loose::Map(m)) => Loose::Map(m.into()),
             PropVal::Flat(Loose::NotMap(found)) => Loose::NotMap(found),
@@ -402,7 +402,7 @@ impl<'a> PropVal<'a> {
     }
 
     /// The value as owned raw JSON (None when missing or dropped).
-    pub fn into_raw(self) -> Option<Box<RawValue>> {
+    pub(crate) fn into_raw(self) -> Option<Box<RawValue>> {
         match self {
             PropVal::Raw(raw) => Some(raw.to_owned()),
             PropVal::Tree(v) => serde_json::value::to_raw_value(&v).ok(),

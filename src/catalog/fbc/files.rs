@@ -110,7 +110,7 @@ impl CatalogSet {
 
     /// As [`CatalogSet::load_files`], parsing only files `cache` has not seen with the same
     /// contents.
-    pub fn load_files_cached(
+    pub(crate) fn load_files_cached(
         catalogs: &[(CatalogSource, Vec<SourceFile>)],
         opts: &LoadOptions,
         cache: &mut FileCache,
@@ -123,7 +123,7 @@ impl CatalogSet {
     /// As [`CatalogSet::load_files`], with the files borrowed (the pipeline's catalogs are
     /// shared, and their texts need not be copied to be loaded). Nothing is hashed or kept:
     /// each file's records move straight into the set.
-    pub fn load_file_slices(
+    pub(crate) fn load_file_slices(
         catalogs: &[(&CatalogSource, &[SourceFile])],
         opts: &LoadOptions,
     ) -> Result<CatalogSet, LoadError> {
@@ -139,7 +139,7 @@ impl CatalogSet {
 
     /// As [`CatalogSet::load_files_cached`], with the files borrowed (the pipeline's
     /// catalogs are shared, and their texts need not be copied to be loaded).
-    pub fn load_file_slices_cached(
+    pub(crate) fn load_file_slices_cached(
         catalogs: &[(&CatalogSource, &[SourceFile])],
         opts: &LoadOptions,
         cache: &mut FileCache,

@@ -15,21 +15,23 @@ use std::path::Path;
 
 use crate::catalog::error::LoadError;
 
-pub use crate::input::{DEFAULT_MAX_FILE_SIZE, MAX_FILE_SIZE_ENV, max_file_size};
+pub(crate) use crate::input::max_file_size;
+pub use crate::input::{DEFAULT_MAX_FILE_SIZE, MAX_FILE_SIZE_ENV};
+pub(crate) use crate::yaml::thousands;
 pub(crate) use crate::yaml::yaml_document_options;
-pub use crate::yaml::{ALIAS_EVENTS_BASE, ALIAS_EVENTS_PER_BYTE, thousands};
+pub use crate::yaml::{ALIAS_EVENTS_BASE, ALIAS_EVENTS_PER_BYTE};
 /// Most documents one catalog file may hold (JSON objects or YAML documents).
 pub const MAX_DOCUMENTS_PER_FILE: usize = 1_000_000;
 /// Most entries one channel may list.
 pub const MAX_CHANNEL_ENTRIES: usize = 100_000;
 /// `what` of [`LoadError::TooLarge`] for a file's size.
-pub const FILE_SIZE: &str = "file size";
+pub(crate) const FILE_SIZE: &str = "file size";
 /// `what` of [`LoadError::TooLarge`] for a file's number of documents.
-pub const DOCUMENTS: &str = "documents";
+pub(crate) const DOCUMENTS: &str = "documents";
 
 /// Reads a catalog file of at most `limit` bytes (see [`crate::input::read_bytes`]: the size
 /// is checked before reading, and a stream is cut off one byte past the limit).
-pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, LoadError> {
+pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, LoadError> {
     crate::input::read_bytes(path, limit).map_err(|e| match e {
         crate::input::InputError::TooLarge {
             path,

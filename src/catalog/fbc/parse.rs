@@ -32,7 +32,7 @@ impl<'a> LineCounter<'a> {
     }
 
     /// 1-based line of `offset` (offsets must not decrease between calls).
-    pub fn line_at(&mut self, offset: usize) -> usize {
+    pub(crate) fn line_at(&mut self, offset: usize) -> usize {
         let end = offset.min(self.bytes.len());
         if end > self.offset {
             let newlines = self.bytes.get(self.offset..end).map_or(0, count_newlines);

@@ -44,7 +44,7 @@ fn request(extensions: &[ExtensionAnswer]) -> Request {
 }
 
 /// Advice for `extensions` whose bundles declare dependencies, set on each of them.
-pub fn advise(extensions: &mut [ExtensionAnswer], set: &Arc<CatalogSet>) {
+pub(crate) fn advise(extensions: &mut [ExtensionAnswer], set: &Arc<CatalogSet>) {
     if !extensions
         .iter()
         .any(|e| e.status == ExtensionStatus::Resolved && !e.dependencies.is_empty())

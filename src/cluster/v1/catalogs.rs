@@ -27,7 +27,10 @@ pub struct ClusterCatalog {
 }
 
 /// Every ClusterCatalog of the state plus bindings without one, by name.
-pub fn cluster_catalogs(state: &ClusterState, bound: &[(String, PathBuf)]) -> Vec<ClusterCatalog> {
+pub(crate) fn cluster_catalogs(
+    state: &ClusterState,
+    bound: &[(String, PathBuf)],
+) -> Vec<ClusterCatalog> {
     let mut out: BTreeMap<String, ClusterCatalog> = BTreeMap::new();
     for o in state.of_kind(KindName::ClusterCatalog) {
         let Kind::ClusterCatalog(spec) = &o.kind else {

@@ -10,20 +10,20 @@ mod masterminds;
 mod object;
 mod resolve;
 
-pub use advice::advise;
 pub use answer::{
     AddExtension, Advice, AdviceStatus, DependencyAnswer, ExtensionAction, ExtensionAnswer,
     ExtensionStatus, declared,
 };
-pub use catalogs::{ClusterCatalog, cluster_catalogs};
+pub use catalogs::ClusterCatalog;
 pub use choose::{
     Beaten, Candidate, CatalogOutcome, CatalogStat, Chosen, Decision, Failure, UpgradePolicy,
     decide,
 };
 pub use masterminds::{Constraint as VersionConstraint, ConstraintError};
+pub(crate) use object::is_catalog;
 pub use object::{
     BundleMetadata, CATALOG_NAME_LABEL, CATALOGD_GROUP, CatalogFilter, CatalogImage,
     CatalogSourceRef, ClusterCatalogSpec, ClusterExtensionSpec, ClusterExtensionStatus,
-    ExtensionSource, InstallStatus, OLM_V1_GROUP, is_catalog,
+    ExtensionSource, InstallStatus, OLM_V1_GROUP,
 };
-pub use resolve::resolve_extensions;
+pub(crate) use resolve::resolve_extensions;

@@ -178,7 +178,7 @@ impl ClusterExtensionStatus {
 
 /// Whether `(group, kind)` is an OLM v1 kind deppy reads: `Some(true)` for a
 /// ClusterCatalog, `Some(false)` for a ClusterExtension.
-pub fn is_catalog(group: &str, kind: &str) -> Option<bool> {
+pub(crate) fn is_catalog(group: &str, kind: &str) -> Option<bool> {
     match (group, kind) {
         (OLM_V1_GROUP | CATALOGD_GROUP, "ClusterCatalog") => Some(true),
         (OLM_V1_GROUP, "ClusterExtension") => Some(false),

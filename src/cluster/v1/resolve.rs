@@ -53,7 +53,7 @@ fn load(catalogs: &[ClusterCatalog], opts: &LoadOptions) -> Result<Option<Catalo
 }
 
 /// Every ClusterExtension's answer, by name.
-pub fn resolve_extensions(
+pub(crate) fn resolve_extensions(
     state: &ClusterState,
     bindings: &[Binding],
     opts: &LoadOptions,
