@@ -5,7 +5,7 @@
 pub mod cluster;
 mod generic;
 mod group;
-pub mod olmv1;
+pub(crate) mod olmv1;
 pub mod why;
 mod words;
 
