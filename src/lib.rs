@@ -17,10 +17,10 @@
 //!
 //! # Layers
 //!
-//! Imports point up this list, never down it: a module uses modules of its own layer or of
-//! an earlier one, and the modules of one layer do not import each other in a circle
-//! (`tests/layers.rs` checks both, reading this list; a module is in the layer of the longest
-//! path listed that contains it).
+//! A module imports only from its own layer or an earlier one, never from a later one, and
+//! the modules of one layer do not import each other in a circle. `tests/layers.rs` checks
+//! both, reading this list; a module is in the layer of the longest path listed that
+//! contains it (so a new file under `src/cluster/` is an input module unless listed).
 //!
 //! 1. input: `atomic`, `parallel`, `progress`, `version`, `range`, `yaml`, `input`, `gvk`, `constraint`, `catalog`, `request`, `cluster`
 //! 2. derive: `resolve::admin`, `resolve::candidates`, `resolve::constraints`, `resolve::demand`, `resolve::derive`, `resolve::facts`, `resolve::installed`, `resolve::reach`, `resolve::reason`, `resolve::universe`
@@ -28,6 +28,8 @@
 //! 4. answer: `resolve::hints`, `resolve::plan`, `resolve::why`, `cluster::answer`, `cluster::v1::answer`
 //! 5. explain and report: `explain`, `report`, `graph`, `installability`, `pipeline`, `scenario`, `cluster::resolve`, `cluster::v1::advice`, `cluster::v1::resolve`
 //! 6. CLI: `cli` (the `deppy` binary: `src/main.rs` and `src/cli/`, through the public API)
+//!
+//! # Example
 //!
 //! ```
 //! use std::path::PathBuf;
