@@ -211,6 +211,11 @@ fn advice(a: &Advice) -> String {
     out
 }
 
+/// Why the advice has no answer when deppy's search gave up.
+pub fn advice_gave_up(conflicts: u64) -> String {
+    format!("the search gave up after {conflicts} conflicts")
+}
+
 /// The text block of the extensions.
 pub fn render(extensions: &[ExtensionAnswer]) -> String {
     let mut out = String::new();

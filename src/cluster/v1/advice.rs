@@ -89,7 +89,7 @@ pub(crate) fn advise(extensions: &mut [ExtensionAnswer], set: &Arc<CatalogSet>) 
         Err(ResolveError::GaveUp { conflicts, .. }) => Advice {
             status: AdviceStatus::Unsatisfiable,
             add: Vec::new(),
-            explanation: Some(format!("the search gave up after {conflicts} conflicts")),
+            explanation: Some(crate::explain::olmv1::advice_gave_up(conflicts)),
         },
         Err(e) => Advice {
             status: AdviceStatus::Unsatisfiable,
