@@ -121,105 +121,95 @@ fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 /// The code without comments, string and char literals and `#[cfg(test)]` items, and the
 /// names of the `#[cfg(test)] mod name;` files it declares.
 fn strip(text: &str) -> (String, Vec<String>) {
+    drop_test_items(&strip_literals(text))
+}
+
+/// `text` with comments removed and string and char literals emptied.
+fn strip_literals(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
+    let at = |k: usize| chars.get(k).copied();
     let mut code = String::new();
     let mut i = 0;
     while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        if c == '/' && next == Some('/') {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
-            }
+        let (c, next) = (chars[i], at(i + 1));
+        let skip_to = if c == '/' && next == Some('/') {
+            (i..chars.len())
+                .find(|&k| chars[k] == '\n')
+                .unwrap_or(chars.len())
         } else if c == '/' && next == Some('*') {
-            i += 2;
-            while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
-                i += 1;
-            }
-            i += 2;
-        } else if c == 'r' && (next == Some('"') || next == Some('#')) && !ident_before(&chars, i) {
-            // raw string r"…" or r#"…"#
-            let mut j = i + 1;
-            let mut hashes = 0;
-            while chars.get(j) == Some(&'#') {
-                hashes += 1;
-                j += 1;
-            }
-            if chars.get(j) != Some(&'"') {
-                code.push(c);
-                i += 1;
-                continue;
-            }
-            j += 1;
-            loop {
-                if j >= chars.len() {
-                    break;
-                }
-                if chars[j] == '"' && (0..hashes).all(|k| chars.get(j + 1 + k) == Some(&'#')) {
-                    j += 1 + hashes;
-                    break;
-                }
-                j += 1;
-            }
+            (i + 2..chars.len())
+                .find(|&k| chars[k] == '*' && at(k + 1) == Some('/'))
+                .map_or(chars.len(), |k| k + 2)
+        } else if let Some(end) = raw_string_end(&chars, i) {
             code.push_str("\"\"");
-            i = j;
+            end
         } else if c == '"' {
-            i += 1;
-            while i < chars.len() && chars[i] != '"' {
-                if chars[i] == '\\' {
-                    i += 1;
-                }
-                i += 1;
+            let mut k = i + 1;
+            while k < chars.len() && chars[k] != '"' {
+                k += if chars[k] == '\\' { 2 } else { 1 };
             }
-            i += 1;
             code.push_str("\"\"");
-        } else if c == '\'' && chars.get(i + 2) == Some(&'\'') {
+            k + 1
+        } else if c == '\'' && (at(i + 2) == Some('\'') || next == Some('\\')) {
+            let close = (i + 2..chars.len())
+                .find(|&k| chars[k] == '\'')
+                .unwrap_or(chars.len());
             code.push_str("' '");
-            i += 3;
-        } else if c == '\'' && next == Some('\\') {
-            let mut j = i + 2;
-            while j < chars.len() && chars[j] != '\'' {
-                j += 1;
-            }
-            code.push_str("' '");
-            i = j + 1;
+            close + 1
         } else {
             code.push(c);
-            i += 1;
-        }
+            i + 1
+        };
+        i = skip_to;
     }
-    // Drop `#[cfg(test)]` items: `mod name;` (a test file), a braced item, or a statement.
+    code
+}
+
+/// Where the raw string `r"…"` or `r#"…"#` starting at `i` ends, if one starts there.
+fn raw_string_end(chars: &[char], i: usize) -> Option<usize> {
+    if chars[i] != 'r' || ident_before(chars, i) {
+        return None;
+    }
+    let hashes = chars[i + 1..].iter().take_while(|&&c| c == '#').count();
+    if chars.get(i + 1 + hashes) != Some(&'"') {
+        return None;
+    }
+    let closes = |k: usize| chars[k] == '"' && (1..=hashes).all(|h| chars.get(k + h) == Some(&'#'));
+    let start = i + 2 + hashes;
+    Some(
+        (start..chars.len())
+            .find(|&k| closes(k))
+            .map_or(chars.len(), |k| k + 1 + hashes),
+    )
+}
+
+/// `code` without its `#[cfg(test)]` items (`mod name;`, a braced item, or a statement),
+/// and the names of the test files declared by `mod name;`.
+fn drop_test_items(code: &str) -> (String, Vec<String>) {
     let mut out = String::new();
     let mut tests = Vec::new();
-    let mut rest = code.as_str();
+    let mut rest = code;
     while let Some(at) = rest.find("#[cfg(test)]") {
         out.push_str(&rest[..at]);
         let after = &rest[at + "#[cfg(test)]".len()..];
         let end_stmt = after.find(';').unwrap_or(after.len());
         let open = after.find('{').unwrap_or(after.len());
         if end_stmt < open {
-            let item = after[..end_stmt].trim();
-            if let Some(name) = item.strip_prefix("mod ") {
+            if let Some(name) = after[..end_stmt].trim().strip_prefix("mod ") {
                 tests.push(name.trim().to_string());
             }
-            rest = &after[end_stmt + 1..];
+            rest = &after[(end_stmt + 1).min(after.len())..];
         } else {
             let mut depth = 0;
-            let mut end = after.len();
-            for (k, ch) in after.char_indices().skip(open) {
-                match ch {
-                    '{' => depth += 1,
-                    '}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            end = k + 1;
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            rest = &after[end..];
+            let close = after[open..].char_indices().find(|&(_, ch)| {
+                depth += match ch {
+                    '{' => 1,
+                    '}' => -1,
+                    _ => 0,
+                };
+                depth == 0
+            });
+            rest = close.map_or("", |(k, _)| &after[open + k + 1..]);
         }
     }
     out.push_str(rest);
@@ -240,113 +230,98 @@ struct Import {
     relative: bool,
 }
 
+impl Import {
+    /// `written` in `module`: from the crate root, or relative to the module.
+    fn new(written: String, module: &[String], public: bool) -> Import {
+        match resolve_written(&written, module) {
+            Some(path) => Import {
+                written,
+                path,
+                public,
+                relative: false,
+            },
+            None => {
+                let mut path = module.to_vec();
+                path.extend(written.split("::").map(str::to_string));
+                Import {
+                    written,
+                    path,
+                    public,
+                    relative: true,
+                }
+            }
+        }
+    }
+}
+
 /// The imports of one file's code, with `super`/`self` resolved against the module path
 /// (and inline `mod name { … }` blocks).
 fn imports(source: &Source) -> Vec<Import> {
-    let code = &source.code;
+    let chars: Vec<char> = source.code.chars().collect();
+    let word_end = |from: usize, colons: bool| {
+        (from..chars.len())
+            .find(|&k| {
+                !(chars[k].is_alphanumeric() || chars[k] == '_' || colons && chars[k] == ':')
+            })
+            .unwrap_or(chars.len())
+    };
     let mut out = Vec::new();
     // inline modules: (name, brace depth at which it opened)
     let mut inline: Vec<(String, i32)> = Vec::new();
     let mut depth = 0;
-    let bytes: Vec<char> = code.chars().collect();
     let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c == '{' {
-            depth += 1;
-            i += 1;
-            continue;
-        }
-        if c == '}' {
-            depth -= 1;
-            if inline.last().is_some_and(|(_, d)| *d == depth) {
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '{' || c == '}' {
+            depth += if c == '{' { 1 } else { -1 };
+            if c == '}' && inline.last().is_some_and(|(_, d)| *d == depth) {
                 inline.pop();
             }
             i += 1;
             continue;
         }
-        if (c.is_alphabetic() || c == '_') && !ident_before(&bytes, i) {
-            let mut j = i;
-            while j < bytes.len() && (bytes[j].is_alphanumeric() || bytes[j] == '_') {
-                j += 1;
-            }
-            let word: String = bytes[i..j].iter().collect();
-            let module = {
-                let mut m = source.module.clone();
-                m.extend(inline.iter().map(|(n, _)| n.clone()));
-                m
-            };
-            if word == "mod" {
-                let rest: String = bytes[j..].iter().take(200).collect();
-                let name: String = rest
-                    .trim_start()
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                let after = rest.trim_start()[name.len()..].trim_start();
-                if after.starts_with('{') {
-                    inline.push((name, depth));
-                }
-                i = j;
-                continue;
-            }
-            if word == "use" {
-                let end = bytes[j..]
-                    .iter()
-                    .position(|&c| c == ';')
-                    .map_or(bytes.len(), |p| j + p);
-                let stmt: String = bytes[j..end].iter().collect();
-                let before: String = bytes[i.saturating_sub(12)..i].iter().collect();
-                let public = before.trim_end().ends_with("pub") || before.contains("pub(");
-                for written in expand(&stmt) {
-                    if let Some(path) = resolve_written(&written, &module) {
-                        out.push(Import {
-                            written,
-                            path,
-                            public,
-                            relative: false,
-                        });
-                    } else {
-                        let mut path = module.clone();
-                        path.extend(written.split("::").map(str::to_string));
-                        out.push(Import {
-                            written,
-                            path,
-                            public,
-                            relative: true,
-                        });
-                    }
-                }
-                i = end;
-                continue;
-            }
-            if word == "crate" || word == "super" {
-                // a path in an expression, a type or an attribute
-                let mut k = i;
-                while k < bytes.len()
-                    && (bytes[k].is_alphanumeric() || bytes[k] == '_' || bytes[k] == ':')
-                {
-                    k += 1;
-                }
-                let written: String = bytes[i..k].iter().collect();
-                let written = written.trim_end_matches(':').to_string();
-                if written.contains("::")
-                    && let Some(path) = resolve_written(&written, &module)
-                {
-                    out.push(Import {
-                        written,
-                        path,
-                        public: false,
-                        relative: false,
-                    });
-                }
-                i = k;
-                continue;
-            }
-            i = j;
+        if !(c.is_alphabetic() || c == '_') || ident_before(&chars, i) {
+            i += 1;
             continue;
         }
-        i += 1;
+        let (start, j) = (i, word_end(i, false));
+        let word: String = chars[start..j].iter().collect();
+        let mut module = source.module.clone();
+        module.extend(inline.iter().map(|(n, _)| n.clone()));
+        i = j;
+        if word == "mod" {
+            let rest: String = chars[j..].iter().take(200).collect();
+            let rest = rest.trim_start();
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if rest[name.len()..].trim_start().starts_with('{') {
+                inline.push((name, depth));
+            }
+        } else if word == "use" {
+            let end = (j..chars.len())
+                .find(|&k| chars[k] == ';')
+                .unwrap_or(chars.len());
+            let stmt: String = chars[j..end].iter().collect();
+            let before: String = chars[j.saturating_sub(15)..j].iter().collect();
+            let public = before.trim_end().ends_with("pub use") || before.contains("pub(");
+            out.extend(
+                expand(&stmt)
+                    .into_iter()
+                    .map(|w| Import::new(w, &module, public)),
+            );
+            i = end;
+        } else if word == "crate" || word == "super" {
+            // a path in an expression, a type or an attribute
+            let k = word_end(start, true);
+            let written: String = chars[start..k].iter().collect();
+            let written = written.trim_end_matches(':').to_string();
+            if written.contains("::") && resolve_written(&written, &module).is_some() {
+                out.push(Import::new(written, &module, false));
+            }
+            i = k;
+        }
     }
     out
 }
