@@ -64,6 +64,7 @@ pub mod atomic;
 pub mod catalog;
 pub mod cluster;
 pub mod constraint;
+pub mod crd;
 pub mod explain;
 pub mod generic;
 pub mod graph;

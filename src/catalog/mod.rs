@@ -13,7 +13,8 @@ mod set;
 pub(crate) mod walk;
 
 pub use bundle_dir::{
-    RenderedCatalog, find_bundle_dirs, is_bundle_dir, render_bundle_dirs, rendered_path,
+    BundleManifests, RenderedCatalog, bundle_manifests, find_bundle_dirs, is_bundle_dir,
+    render_bundle_dirs, rendered_path,
 };
 pub use channel::{ChannelError, ChannelGraph, Edge};
 pub use error::{LoadError, Warning, WarningKind};

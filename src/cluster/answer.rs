@@ -41,6 +41,10 @@ pub struct SubscriptionAnswer {
     /// How an upgrade gets there: `replaces`, `skips`, `skipRange`, `requested`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub via: Option<crate::resolve::Via>,
+    /// Why OLM would refuse the InstallPlan that installs or upgrades it, when a CRD check
+    /// fails (docs/cluster.md, "CRD checks").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub install_would_fail: Option<String>,
 }
 
 /// A bundle the namespace ends with.
@@ -86,6 +90,14 @@ pub struct NamespaceAnswer {
     /// Why OLM would not resolve it (blocked only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Each CRD a bundle it installs or upgrades ships, checked against the cluster's CRD of
+    /// that name, by CRD and bundle (left out when none was checked).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub crd_checks: Vec<super::crd::CrdCheck>,
+    /// Bundles it installs or upgrades whose CRD manifests the catalog does not carry (left
+    /// out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub crd_unchecked: Vec<String>,
 }
 
 /// The answer for a whole cluster.
@@ -99,6 +111,9 @@ pub struct ClusterAnswer {
     pub namespaces: Vec<NamespaceAnswer>,
     /// Objects of kinds deppy does not read, counted.
     pub skipped: usize,
+    /// Namespaces that end with different bundles holding one API (left out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cluster_warnings: Vec<super::crd::ClusterWarning>,
     /// OLM v1 ClusterExtensions, by name (left out when there are none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<super::v1::ExtensionAnswer>,
@@ -117,6 +132,7 @@ impl ClusterAnswer {
             status,
             namespaces,
             skipped,
+            cluster_warnings: Vec::new(),
             extensions: Vec::new(),
         }
     }
@@ -148,6 +164,7 @@ pub(super) fn stuck(subs: &[SubscriptionRef]) -> Vec<SubscriptionAnswer> {
             bundle: None,
             action: "stuck".into(),
             via: None,
+            install_would_fail: None,
         })
         .collect()
 }
@@ -199,6 +216,7 @@ pub(super) fn resolved(
                 bundle: s.map(|s| s.bundle.clone()),
                 action: action.into(),
                 via: s.and_then(|s| s.via),
+                install_would_fail: None,
             }
         })
         .collect();

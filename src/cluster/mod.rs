@@ -15,7 +15,9 @@
 //! ```
 
 mod answer;
+mod crd;
 mod csv;
+mod custom;
 mod error;
 mod namespace;
 mod note;
@@ -27,7 +29,9 @@ mod state;
 pub mod v1;
 
 pub use answer::{ClusterAnswer, NamespaceAnswer, SelectedAnswer, Status, SubscriptionAnswer};
+pub use crd::{ApiHolder, ClusterCrds, ClusterWarning, CrdCheck};
 pub use csv::{PROPERTIES_ANNOTATION, installed_bundle, is_copy};
+pub use custom::Custom;
 pub use error::StateError;
 pub use namespace::{EXCLUDE_GLOBAL, NamespacePlan, SubscriptionRef, VisibleCatalog};
 pub use note::{Blocked, Note};

@@ -1,0 +1,12 @@
+//! CustomResourceDefinition upgrade safety (docs/semantics.md, "CRD upgrade safety"): CRDs
+//! as the checks read them ([`model`]), their schemas with Kubernetes' structural rules
+//! ([`schema`]), and the comparison of a CRD in a cluster with the one a bundle ships
+//! ([`compare`]).
+
+pub mod compare;
+pub mod model;
+pub mod schema;
+
+pub use compare::{Comparison, CustomResource, Problem, compare};
+pub use model::{Crd, CrdError, CrdVersion, is_crd, parse};
+pub use schema::{Rejection, Schema};

@@ -1,0 +1,87 @@
+//! Words for CRD checks (docs/semantics.md, "CRD upgrade safety"): each problem, why OLM
+//! would refuse an InstallPlan, and namespaces that share an API.
+
+use crate::cluster::{ClusterWarning, CrdCheck};
+use crate::crd::Problem;
+
+/// One problem in words, naming the version, the object and the field.
+pub fn problem(p: &Problem) -> String {
+    match p {
+        Problem::StoredVersionRemoved { version } => format!(
+            "stored version {version} (in the cluster CRD's status.storedVersions) is not in the new CRD: risk of data loss"
+        ),
+        Problem::SchemaInvalid { version, message } => {
+            format!("the new schema of {version} cannot be used: {message}")
+        }
+        Problem::SchemaRejects {
+            version,
+            object,
+            field,
+            message,
+            refused,
+        } => {
+            let warning = if *refused {
+                ""
+            } else {
+                " (a warning only: the new CRD converts by Webhook)"
+            };
+            format!("{object} fails the new {version} schema at {field}: {message}{warning}")
+        }
+        Problem::StorageVersionChanged { from, to } => {
+            format!("the storage version moves from {from} to {to} and {from} is no longer served")
+        }
+        Problem::ServedVersionRemoved { version } => {
+            format!("served version {version} is dropped")
+        }
+        Problem::ObjectsAtRemovedVersion { version, objects } => format!(
+            "objects read at {version}, which the new CRD no longer serves: {}",
+            objects.join(", ")
+        ),
+    }
+}
+
+/// Why OLM would refuse the InstallPlan: the check's first refusing problem.
+pub fn install_would_fail(check: &CrdCheck) -> String {
+    let first = check
+        .problems
+        .iter()
+        .find(|p| p.refuses())
+        .map(problem)
+        .unwrap_or_default();
+    format!("CRD {} of {}: {first}", check.crd, check.bundle)
+}
+
+/// One CRD check as text lines (two-space indented under its namespace).
+pub fn check_lines(check: &CrdCheck) -> Vec<String> {
+    let verdict = if check.safe {
+        "OLM accepts the update"
+    } else {
+        "OLM refuses the update"
+    };
+    let owners = if check.owners.is_empty() {
+        "no installed CSV owns it".to_string()
+    } else {
+        format!("owned by {}", check.owners.join(", "))
+    };
+    let mut out = vec![format!(
+        "CRD {} (from {}): {verdict}; {owners}",
+        check.crd, check.bundle
+    )];
+    out.extend(check.problems.iter().map(|p| format!("  - {}", problem(p))));
+    out
+}
+
+/// Two namespaces that share an API, in words.
+pub fn cluster_warning(w: &ClusterWarning) -> String {
+    format!(
+        "{} ({}) is held by {} in {} (versions {}) and by {} in {} (versions {}): CRDs are cluster-wide, so the two namespaces' updates can block each other",
+        w.kind,
+        w.group,
+        w.first.bundle,
+        w.first.namespace,
+        w.first.versions.join(", "),
+        w.second.bundle,
+        w.second.namespace,
+        w.second.versions.join(", ")
+    )
+}
