@@ -64,6 +64,12 @@ pub enum Problem {
         /// The version.
         version: String,
     },
+    /// The previous CSV's `alm-examples` annotation is not a JSON list of objects (an
+    /// author's check between two bundles).
+    ExamplesUnreadable {
+        /// The parser's message.
+        message: String,
+    },
     /// Objects read at a version the new CRD no longer serves.
     ObjectsAtRemovedVersion {
         /// The version.

@@ -4,9 +4,11 @@
 //! ([`compare`]).
 
 pub mod compare;
+pub mod edges;
 pub mod model;
 pub mod schema;
 
 pub use compare::{Comparison, CustomResource, Problem, compare};
+pub use edges::{BundleCrds, EdgeProblem, check_edges};
 pub use model::{Crd, CrdError, CrdVersion, is_crd, parse};
 pub use schema::{Rejection, Schema};

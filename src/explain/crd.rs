@@ -33,6 +33,9 @@ pub fn problem(p: &Problem) -> String {
         Problem::ServedVersionRemoved { version } => {
             format!("served version {version} is dropped")
         }
+        Problem::ExamplesUnreadable { message } => {
+            format!("the old CSV's alm-examples annotation cannot be read: {message}")
+        }
         Problem::ObjectsAtRemovedVersion { version, objects } => format!(
             "objects read at {version}, which the new CRD no longer serves: {}",
             objects.join(", ")
@@ -83,5 +86,28 @@ pub fn cluster_warning(w: &ClusterWarning) -> String {
         w.second.bundle,
         w.second.namespace,
         w.second.versions.join(", ")
+    )
+}
+
+/// One problem of an upgrade edge, on one line: the edge, the CRD, the problem.
+pub fn edge_line(e: &crate::crd::EdgeProblem) -> String {
+    let crd = if e.crd.is_empty() {
+        String::new()
+    } else {
+        format!(" CRD {}:", e.crd)
+    };
+    let verdict = if e.problem.refuses() {
+        "OLM refuses"
+    } else {
+        "risk"
+    };
+    format!(
+        "{} {} -> {} ({}, channel {}):{crd} {verdict}: {}",
+        e.package,
+        e.from,
+        e.to,
+        e.via,
+        e.channel,
+        problem(&e.problem)
     )
 }
