@@ -1,5 +1,5 @@
 //! A CRD in the cluster against the one a bundle ships, as OLM's catalog operator checks
-//! an update (docs/semantics.md, "CRD upgrade safety"): every stored version must stay,
+//! an update (docs/semantics.md §11): every stored version must stay,
 //! and every existing custom resource must pass the new schema of each version both CRDs
 //! serve (only a warning when the new CRD converts by Webhook). A served version dropped,
 //! and objects read at it, are risks reported without a refusal.

@@ -2,7 +2,7 @@
 //! of a channel (`replaces`, `skips`, `skipRange`) between two bundles whose manifests are
 //! known, each CRD both ship compared as OLM would compare them on a cluster where the old
 //! bundle is installed: its storage version is stored, and the objects of its CSV's
-//! `alm-examples` annotation exist (docs/semantics.md, "CRD upgrade safety").
+//! `alm-examples` annotation exist (docs/semantics.md §11).
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,4 +1,4 @@
-//! CustomResourceDefinition upgrade safety (docs/semantics.md, "CRD upgrade safety"): CRDs
+//! CustomResourceDefinition upgrade safety (docs/semantics.md §11): CRDs
 //! as the checks read them ([`model`]), their schemas with Kubernetes' structural rules
 //! ([`schema`]), and the comparison of a CRD in a cluster with the one a bundle ships
 //! ([`compare`]).

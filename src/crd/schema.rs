@@ -1,6 +1,6 @@
 //! A CRD version's `openAPIV3Schema` as a JSON Schema (draft 4, which OpenAPI v3 schemas
 //! follow), with Kubernetes' structural-schema rules applied, and custom resources checked
-//! against it (docs/semantics.md, "CRD upgrade safety"):
+//! against it (docs/semantics.md §11):
 //!
 //! - `nullable: true` lets a value be `null` (else `null` fails the type);
 //! - `x-kubernetes-int-or-string: true` takes an integer or a string;

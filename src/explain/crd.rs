@@ -1,4 +1,4 @@
-//! Words for CRD checks (docs/semantics.md, "CRD upgrade safety"): each problem, why OLM
+//! Words for CRD checks (docs/semantics.md §11): each problem, why OLM
 //! would refuse an InstallPlan, and namespaces that share an API.
 
 use crate::cluster::{ClusterWarning, CrdCheck};

@@ -1,4 +1,4 @@
-//! CRD checks of a cluster answer (docs/semantics.md, "CRD upgrade safety"): each CRD a
+//! CRD checks of a cluster answer (docs/semantics.md §11): each CRD a
 //! bundle the answer installs or upgrades ships, against the cluster's CRD of that name and
 //! its custom resources, as OLM's catalog operator checks the update.
 

@@ -1,6 +1,6 @@
 //! CRDs are cluster-wide while OLM resolves each namespace alone: two namespaces that end
 //! with different bundles holding one API (the same group and kind, at the same or other
-//! versions) fight over its CRD (docs/semantics.md, "CRD upgrade safety").
+//! versions) fight over its CRD (docs/semantics.md §11).
 
 use std::collections::BTreeMap;
 
