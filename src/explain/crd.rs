@@ -74,18 +74,25 @@ pub fn check_lines(check: &CrdCheck) -> Vec<String> {
     out
 }
 
-/// Two namespaces that share an API, in words.
+/// Namespaces that share an API, in words.
 pub fn cluster_warning(w: &ClusterWarning) -> String {
+    let holders: Vec<String> = w
+        .holders
+        .iter()
+        .map(|h| {
+            format!(
+                "{} in {} (versions {})",
+                h.bundle,
+                h.namespace,
+                h.versions.join(", ")
+            )
+        })
+        .collect();
     format!(
-        "{} ({}) is held by {} in {} (versions {}) and by {} in {} (versions {}): CRDs are cluster-wide, so the two namespaces' updates can block each other",
+        "{} ({}) is held by {}: CRDs are cluster-wide, so these namespaces' updates can block each other",
         w.kind,
         w.group,
-        w.first.bundle,
-        w.first.namespace,
-        w.first.versions.join(", "),
-        w.second.bundle,
-        w.second.namespace,
-        w.second.versions.join(", ")
+        holders.join(" and by ")
     )
 }
 

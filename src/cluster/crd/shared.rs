@@ -2,7 +2,7 @@
 //! with different bundles holding one API (the same group and kind, at the same or other
 //! versions) fight over its CRD (docs/semantics.md §11).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -23,17 +23,16 @@ pub struct ApiHolder {
     pub versions: Vec<String>,
 }
 
-/// Two namespaces ending with different bundles that hold one API (JSON `clusterWarnings`).
+/// Namespaces ending with different bundles that hold one API (JSON `clusterWarnings`).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct ClusterWarning {
     /// The API group.
     pub group: String,
     /// The kind.
     pub kind: String,
-    /// The first holder (in namespace order).
-    pub first: ApiHolder,
-    /// The second.
-    pub second: ApiHolder,
+    /// Every namespace's bundle holding it, by namespace and bundle (at least two
+    /// namespaces and two different bundles).
+    pub holders: Vec<ApiHolder>,
 }
 
 /// (group, kind) → version, for one bundle.
@@ -80,8 +79,8 @@ fn apis_of(
     })
 }
 
-/// The warnings of a cluster's answers: every pair of namespaces whose bundles (different
-/// ones) hold one API. `sets` gives each namespace's loaded catalogs.
+/// The warnings of a cluster's answers: one per API that namespaces hold with different
+/// bundles, naming every holder. `sets` gives each namespace's loaded catalogs.
 pub(in crate::cluster) fn cluster_warnings(
     state: &ClusterState,
     answers: &[NamespaceAnswer],
@@ -109,19 +108,16 @@ pub(in crate::cluster) fn cluster_warnings(
     let mut out = Vec::new();
     for ((group, kind), mut list) in holders {
         list.sort();
-        for (i, first) in list.iter().enumerate() {
-            for second in list.iter().skip(i + 1) {
-                if first.namespace == second.namespace || first.bundle == second.bundle {
-                    continue;
-                }
-                out.push(ClusterWarning {
-                    group: group.clone(),
-                    kind: kind.clone(),
-                    first: first.clone(),
-                    second: second.clone(),
-                });
-            }
+        let namespaces: BTreeSet<&str> = list.iter().map(|h| h.namespace.as_str()).collect();
+        let bundles: BTreeSet<&str> = list.iter().map(|h| h.bundle.as_str()).collect();
+        if namespaces.len() < 2 || bundles.len() < 2 {
+            continue;
         }
+        out.push(ClusterWarning {
+            group,
+            kind,
+            holders: list,
+        });
     }
     out
 }
