@@ -207,4 +207,22 @@ mod tests {
         assert_eq!(spec.channel.as_deref(), Some("beta"));
         assert_eq!(status.installed_csv.as_deref(), Some("a.v1"));
     }
+
+    #[test]
+    fn a_custom_resource_twice_is_an_error_unless_it_is_the_same_object() {
+        let a = "apiVersion: example.com/v1\nkind: Database\nmetadata: {name: a, namespace: ns, uid: u, resourceVersion: '1'}\nspec: {size: 1}\n";
+        let b = a.replace("example.com/v1\n", "example.com/v1beta1\n");
+        let s = state(&format!("{a}---\n{b}")).unwrap();
+        let kept: Vec<_> = s.custom().collect();
+        assert_eq!(kept.len(), 1, "one object read at two versions");
+        assert_eq!(
+            kept[0].api_version, "example.com/v1",
+            "the lower version name"
+        );
+        let c = a.replace("size: 1", "size: 2").replace("uid: u, ", "");
+        let e = state(&format!("{c}---\n{}", c.replace("size: 2", "size: 3")))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("Database ns/a is defined twice"), "{e}");
+    }
 }
