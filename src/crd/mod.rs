@@ -1,7 +1,7 @@
 //! CustomResourceDefinition upgrade safety (docs/semantics.md §11): CRDs
 //! as the checks read them ([`model`]), their schemas with Kubernetes' structural rules
 //! ([`schema`]), and the comparison of a CRD in a cluster with the one a bundle ships
-//! ([`compare`]).
+//! ([`compare()`], module [`mod@compare`]).
 
 pub mod compare;
 pub mod edges;
