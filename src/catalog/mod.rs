@@ -13,7 +13,9 @@ mod set;
 mod view;
 pub(crate) mod walk;
 
-pub use bundle_dir::{RenderedCatalog, find_bundle_dirs, render_bundle_dirs};
+pub use bundle_dir::{
+    BundleManifests, RenderedCatalog, bundle_manifests, find_bundle_dirs, render_bundle_dirs,
+};
 pub use channel::{ChannelError, ChannelGraph, Edge};
 pub use error::{LoadError, Warning, WarningKind};
 pub use fbc::{FileCache, LoadOptions, SourceFile, limits, locate, read_catalog};

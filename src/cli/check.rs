@@ -4,7 +4,10 @@
 
 use clap::Args;
 
-use deppy::catalog::CatalogSource;
+use std::collections::BTreeMap;
+
+use deppy::catalog::{CatalogSet, CatalogSource};
+use deppy::crd::{BundleCrds, EdgeProblem, check_edges};
 use deppy::installability::{Scope, check_with_progress, to_text};
 use deppy::resolve::Resolver;
 
@@ -37,21 +40,58 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         .map(|p| parse_source(p))
         .collect::<anyhow::Result<Vec<CatalogSource>>>()?;
     let set = load_sources(&sources)?;
+    let edges = crd_edges(&sources, &set)?;
     let resolver = Resolver::new(set).with_options(args.budget.options());
     let scope = if args.all { Scope::All } else { Scope::Heads };
     let rows = {
         let bar = super::progress::Bar::new("checking installability");
         check_with_progress(&resolver, scope, &bar)
     };
-    output::print(
-        &render(&rows, args.output, || to_text(&rows))?,
-        args.output.content(),
-    )?;
+    let text = || {
+        let mut t = to_text(&rows);
+        if !edges.is_empty() {
+            t.push_str(&format!("CRD upgrade problems ({}):\n", edges.len()));
+        }
+        for e in &edges {
+            t.push_str(&deppy::explain::crd::edge_line(e));
+            t.push('\n');
+        }
+        t
+    };
+    output::print(&render(&rows, args.output, text)?, args.output.content())?;
     Ok(if rows.iter().any(|r| r.gave_up) {
         EXIT_GAVE_UP
-    } else if rows.iter().all(|r| r.installable) {
+    } else if rows.iter().all(|r| r.installable) && !edges.iter().any(|e| e.problem.refuses()) {
         EXIT_OK
     } else {
         EXIT_FAILED
     })
+}
+
+/// The CRD problems of every upgrade edge of the catalogs that are bundle directories
+/// (`deppy::crd::edges`); a CRD manifest that cannot be read is an error naming its file.
+fn crd_edges(sources: &[CatalogSource], set: &CatalogSet) -> anyhow::Result<Vec<EdgeProblem>> {
+    let mut out = Vec::new();
+    for s in sources {
+        let Some(bundles) = deppy::catalog::bundle_manifests(&s.path)? else {
+            continue;
+        };
+        let Some(catalog) = set.catalog_id(&s.name) else {
+            continue;
+        };
+        let mut by_name = BTreeMap::new();
+        for b in bundles {
+            let mut crds = BTreeMap::new();
+            for (file, value) in &b.crds {
+                let crd = deppy::crd::parse(value)
+                    .map_err(|e| anyhow::anyhow!("{file}: CustomResourceDefinition: {e}"))?;
+                crds.insert(crd.name.clone(), crd);
+            }
+            let alm_examples = b.alm_examples;
+            by_name.insert(b.bundle, BundleCrds { crds, alm_examples });
+        }
+        out.extend(check_edges(set, catalog, &by_name));
+    }
+    out.sort();
+    Ok(out)
 }

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::namespace::{NamespacePlan, SubscriptionRef};
+use crate::crd::Problem;
 use crate::resolve::{Action, Answer, INSTALLED_CATALOG};
 
 /// How a namespace (or the whole cluster) came out.
@@ -41,6 +42,10 @@ pub struct SubscriptionAnswer {
     /// How an upgrade gets there: `replaces`, `skips`, `skipRange`, `requested`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub via: Option<crate::resolve::Via>,
+    /// Why OLM would refuse the InstallPlan that installs or upgrades it, when a CRD check
+    /// fails (docs/cluster.md, "CRD checks").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub install_would_fail: Option<String>,
 }
 
 /// A bundle the namespace ends with.
@@ -86,6 +91,14 @@ pub struct NamespaceAnswer {
     /// Why OLM would not resolve it (blocked only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Each CRD a bundle it installs or upgrades ships, checked against the cluster's CRD of
+    /// that name, by CRD and bundle (left out when none was checked).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub crd_checks: Vec<CrdCheck>,
+    /// Bundles it installs or upgrades whose CRD manifests the catalog does not carry (left
+    /// out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub crd_unchecked: Vec<String>,
 }
 
 /// The answer for a whole cluster.
@@ -99,6 +112,9 @@ pub struct ClusterAnswer {
     pub namespaces: Vec<NamespaceAnswer>,
     /// Objects of kinds deppy does not read, counted.
     pub skipped: usize,
+    /// Namespaces that end with different bundles holding one API (left out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cluster_warnings: Vec<ClusterWarning>,
     /// OLM v1 ClusterExtensions, by name (left out when there are none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<super::v1::ExtensionAnswer>,
@@ -117,6 +133,7 @@ impl ClusterAnswer {
             status,
             namespaces,
             skipped,
+            cluster_warnings: Vec::new(),
             extensions: Vec::new(),
         }
     }
@@ -151,6 +168,7 @@ pub(super) fn stuck(subs: &[SubscriptionRef]) -> Vec<SubscriptionAnswer> {
             bundle: None,
             action: "stuck".into(),
             via: None,
+            install_would_fail: None,
         })
         .collect()
 }
@@ -202,8 +220,49 @@ pub(super) fn resolved(
                 bundle: s.map(|s| s.bundle.clone()),
                 action: action.into(),
                 via: s.and_then(|s| s.via),
+                install_would_fail: None,
             }
         })
         .collect();
     (subs, selected)
+}
+
+/// One CRD a bundle ships checked against the cluster's (JSON `crdChecks`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CrdCheck {
+    /// The CRD's name (`<plural>.<group>`).
+    pub crd: String,
+    /// The bundle that ships it.
+    pub bundle: String,
+    /// True when today's OLM accepts the update.
+    pub safe: bool,
+    /// Installed CSVs that own the CRD (`namespace/name`), for information: OLM checks the
+    /// update whatever their number.
+    pub owners: Vec<String>,
+    /// Every risk found, refusals first.
+    pub problems: Vec<Problem>,
+}
+
+/// A namespace's bundle holding an API.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct ApiHolder {
+    /// The namespace.
+    pub namespace: String,
+    /// The bundle it ends with.
+    pub bundle: String,
+    /// The versions of the API the bundle provides, sorted.
+    pub versions: Vec<String>,
+}
+
+/// Namespaces ending with different bundles that hold one API (JSON `clusterWarnings`).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct ClusterWarning {
+    /// The API group.
+    pub group: String,
+    /// The kind.
+    pub kind: String,
+    /// Every namespace's bundle holding it, by namespace and bundle (at least two
+    /// namespaces and two different bundles).
+    pub holders: Vec<ApiHolder>,
 }

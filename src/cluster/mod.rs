@@ -15,7 +15,9 @@
 //! ```
 
 mod answer;
+mod crd;
 mod csv;
+mod custom;
 mod error;
 mod namespace;
 mod note;
@@ -26,8 +28,13 @@ mod resolve;
 mod state;
 pub mod v1;
 
-pub use answer::{ClusterAnswer, NamespaceAnswer, SelectedAnswer, Status, SubscriptionAnswer};
+pub use answer::{
+    ApiHolder, ClusterAnswer, ClusterWarning, CrdCheck, NamespaceAnswer, SelectedAnswer, Status,
+    SubscriptionAnswer,
+};
+pub use crd::ClusterCrds;
 pub use csv::PROPERTIES_ANNOTATION;
+pub use custom::Custom;
 pub use error::StateError;
 pub use namespace::{EXCLUDE_GLOBAL, NamespacePlan, SubscriptionRef, VisibleCatalog};
 pub use note::{Blocked, Note};

@@ -11,6 +11,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use super::custom::{self, Custom};
 use super::error::StateError;
 use super::object::{Kind, KindName, Object, Skipped, Source};
 use crate::catalog::walk::{self, Root};
@@ -22,6 +23,8 @@ pub struct Dump {
     pub objects: Vec<Object>,
     /// Objects of other kinds.
     pub skipped: Vec<Skipped>,
+    /// Of those, the ones kept whole for the CRD checks (`super::custom`).
+    pub custom: Vec<Custom>,
     /// Entries of a directory that were not read although their names say they would be (a
     /// FIFO, a dangling link, a link out of the directory named), in words.
     pub warnings: Vec<String>,
@@ -48,6 +51,7 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<Dump, StateError> {
         let d = d?;
         dump.objects.extend(d.objects);
         dump.skipped.extend(d.skipped);
+        dump.custom.extend(d.custom);
     }
     Ok(dump)
 }
@@ -244,7 +248,7 @@ fn record(object: Option<String>, field: String, message: String) {
 /// item without `apiVersion`/`kind` takes the list's, as typed lists' items do).
 fn flatten(doc: Doc, source: Source, out: &mut Dump) -> Result<(), StateError> {
     let Some(items) = doc.items else {
-        return single(doc.head, doc.spec, doc.status, source, out);
+        return single(doc.head, doc.bodies, source, out);
     };
     let list_kind = doc
         .head
@@ -270,26 +274,34 @@ fn flatten(doc: Doc, source: Source, out: &mut Dump) -> Result<(), StateError> {
                 message: "a list inside a list".into(),
             });
         }
-        single(head, item.spec, item.status, src, out)?;
+        single(head, item.bodies, src, out)?;
     }
     Ok(())
 }
 
-fn single(
-    head: Head,
-    spec: Body,
-    status: Body,
-    source: Source,
-    out: &mut Dump,
-) -> Result<(), StateError> {
+fn single(head: Head, bodies: Bodies, source: Source, out: &mut Dump) -> Result<(), StateError> {
     let api_version = head.api_version.unwrap_or_default();
     let kind = head.kind.unwrap_or_default();
     let metadata = head.metadata.unwrap_or_default();
+    let Bodies {
+        spec,
+        status,
+        extra,
+    } = bodies;
     let Some(which) = KindName::of(&api_version, &kind) else {
         let name = match (&metadata.namespace, &metadata.name) {
             (Some(ns), Some(n)) => format!("{ns}/{n}"),
             (_, n) => n.clone().unwrap_or_default(),
         };
+        if custom::keeps(&api_version) && !kind.is_empty() {
+            let bodies = Bodies {
+                spec,
+                status,
+                extra,
+            };
+            out.custom
+                .push(whole(&api_version, &kind, &metadata, bodies, &source));
+        }
         out.skipped.push(Skipped {
             api_version,
             kind,
@@ -314,6 +326,44 @@ fn single(
         has_status,
     });
     Ok(())
+}
+
+/// An object kept whole (`super::custom`).
+fn whole(
+    api_version: &str,
+    kind: &str,
+    metadata: &ObjectMeta,
+    bodies: Bodies,
+    source: &Source,
+) -> Custom {
+    let (namespace, name) = (
+        metadata.namespace.clone().unwrap_or_default(),
+        metadata.name.clone().unwrap_or_default(),
+    );
+    let mut object = serde_json::Map::new();
+    object.insert("apiVersion".into(), api_version.into());
+    object.insert("kind".into(), kind.into());
+    let mut meta = serde_json::Map::new();
+    meta.insert("name".into(), name.clone().into());
+    if !namespace.is_empty() {
+        meta.insert("namespace".into(), namespace.clone().into());
+    }
+    object.insert("metadata".into(), meta.into());
+    for (key, body) in [("spec", bodies.spec), ("status", bodies.status)] {
+        if let Body::Deferred(v) = body {
+            object.insert(key.into(), v);
+        }
+    }
+    object.extend(bodies.extra);
+    Custom {
+        api_version: api_version.to_string(),
+        kind: kind.to_string(),
+        namespace,
+        name,
+        revision: metadata.uid.clone().zip(metadata.resource_version.clone()),
+        object: serde_json::Value::Object(object),
+        source: source.clone(),
+    }
 }
 
 /// `Kind namespace/name`, for messages.
@@ -349,12 +399,28 @@ struct Head {
     metadata: Option<ObjectMeta>,
 }
 
-/// A parsed document: its head, typed bodies, and list items.
+/// A parsed document: its head, bodies, and list items.
 struct Doc {
     head: Head,
+    bodies: Bodies,
+    items: Option<Vec<Doc>>,
+}
+
+/// A document's `spec`, `status`, and other top-level fields (kept only for objects kept
+/// whole, `super::custom`).
+struct Bodies {
     spec: Body,
     status: Body,
-    items: Option<Vec<Doc>>,
+    extra: Vec<(String, serde_json::Value)>,
+}
+
+/// True when the document's other top-level fields are kept: its kind is not known yet,
+/// or it is kept whole.
+fn keeps_other(head: &Head) -> bool {
+    match (&head.api_version, &head.kind) {
+        (Some(a), Some(k)) => KindName::of(a, k).is_none() && custom::keeps(a),
+        _ => true,
+    }
 }
 
 mod body;
@@ -368,7 +434,7 @@ enum Key {
     Spec,
     Status,
     Items,
-    Other,
+    Other(String),
 }
 
 impl Key {
@@ -381,7 +447,7 @@ impl Key {
             Key::Spec => "spec",
             Key::Status => "status",
             Key::Items => "items",
-            Key::Other => return None,
+            Key::Other(_) => return None,
         })
     }
 }
@@ -402,7 +468,7 @@ impl<'de> Deserialize<'de> for Key {
                     "spec" => Key::Spec,
                     "status" => Key::Status,
                     "items" => Key::Items,
-                    _ => Key::Other,
+                    other => Key::Other(other.to_string()),
                 })
             }
         }
@@ -428,6 +494,7 @@ impl<'de> Visitor<'de> for DocVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Doc, A::Error> {
         let mut head = Head::default();
         let (mut spec, mut status, mut items) = (Body::Absent, Body::Absent, None);
+        let mut extra = Vec::new();
         let mut seen: Vec<&'static str> = Vec::new();
         while let Some(key) = map.next_key::<Key>()? {
             // A key given twice would silently replace the first (in JSON; YAML refuses it).
@@ -447,15 +514,21 @@ impl<'de> Visitor<'de> for DocVisitor {
                 Key::Spec => spec = map.next_value_seed(BodySeed::new(&head, Part::Spec))?,
                 Key::Status => status = map.next_value_seed(BodySeed::new(&head, Part::Status))?,
                 Key::Items => items = Some(map.next_value_seed(ItemsSeed)?),
-                Key::Other => {
+                Key::Other(name) if keeps_other(&head) => {
+                    extra.push((name, map.next_value()?));
+                }
+                Key::Other(_) => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
         }
         Ok(Doc {
             head,
-            spec,
-            status,
+            bodies: Bodies {
+                spec,
+                status,
+                extra,
+            },
             items,
         })
     }

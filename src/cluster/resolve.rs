@@ -150,26 +150,64 @@ pub fn resolve_cluster(
     opts: &ClusterOptions,
 ) -> Result<ClusterAnswer, StateError> {
     let plans = plan_cluster(state, bindings, opts)?;
+    let crds = super::crd::ClusterCrds::read(state)?;
     let files = read_bound(&plans)?;
     let mut cache = FileCache::new();
+    // A bundle's `olm.bundle.object` properties are its manifests: kept only when there
+    // are CRDs to check them against.
+    let load = LoadOptions {
+        keep_heavy_properties: opts.load.keep_heavy_properties || !crds.is_empty(),
+        ..opts.load.clone()
+    };
     let mut resolvers: BTreeMap<Vec<String>, Resolver> = BTreeMap::new();
     for plan in plans.iter().filter(|p| p.blocked.is_none()) {
         let key = bound_names(plan);
         if resolvers.contains_key(&key) {
             continue;
         }
-        let set = load_set(plan, &files, &opts.load, &mut cache)?;
+        let set = load_set(plan, &files, &load, &mut cache)?;
         resolvers.insert(
             key,
             Resolver::new(Arc::new(set)).with_options(opts.solve.clone()),
         );
     }
-    let answers = crate::parallel::parallel_map(&plans, |plan| {
+    let mut answers = crate::parallel::parallel_map(&plans, |plan| {
         let resolver = resolvers.get(&bound_names(plan));
         resolve_namespace(plan, resolver, opts.detail)
     });
+    let dirs = if crds.is_empty() {
+        super::crd::DirManifests::default()
+    } else {
+        super::crd::DirManifests::read(bound_paths(&plans))?
+    };
+    let mut sets = BTreeMap::new();
+    for (plan, answer) in plans.iter().zip(answers.iter_mut()) {
+        let set = resolvers.get(&bound_names(plan)).map(|r| r.catalogs());
+        if let Some(set) = set {
+            sets.insert(plan.namespace.clone(), set);
+        }
+        if answer.status == Status::Resolved {
+            super::crd::check_namespace(&crds, &dirs, set, answer)?;
+        }
+    }
+    let resolved: Vec<NamespaceAnswer> = answers
+        .iter()
+        .filter(|a| a.status == Status::Resolved)
+        .cloned()
+        .collect();
+    let warnings = super::crd::cluster_warnings(state, &resolved, &sets);
     let extensions = super::v1::resolve_extensions(state, bindings, &opts.load)?;
-    Ok(ClusterAnswer::new(answers, state.skipped.len()).with_extensions(extensions))
+    let mut answer = ClusterAnswer::new(answers, state.skipped.len());
+    answer.cluster_warnings = warnings;
+    Ok(answer.with_extensions(extensions))
+}
+
+/// Every bound catalog some namespace sees: its name and path.
+fn bound_paths(plans: &[NamespacePlan]) -> impl Iterator<Item = (&str, &std::path::Path)> {
+    plans
+        .iter()
+        .flat_map(|p| &p.catalogs)
+        .filter_map(|c| c.path.as_deref().map(|p| (c.name.as_str(), p)))
 }
 
 /// The bound catalogs a namespace sees, by name.
@@ -245,6 +283,8 @@ fn base(plan: &NamespacePlan, status: Status) -> NamespaceAnswer {
         warnings: Vec::new(),
         explanation: None,
         reason: None,
+        crd_checks: Vec::new(),
+        crd_unchecked: Vec::new(),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use super::custom::Custom;
 use super::error::StateError;
 use super::object::{KindName, Object, Skipped};
 use super::read::Dump;
@@ -23,6 +24,45 @@ pub struct ClusterState {
     objects: BTreeMap<ObjectKey, Object>,
     /// Objects of kinds deppy does not read.
     pub skipped: Vec<Skipped>,
+    /// Of those, the ones kept whole for the CRD checks, by group, kind, namespace, name.
+    custom: BTreeMap<CustomKey, Custom>,
+}
+
+/// A kept object's identity: group, kind, namespace, name (one object read at two versions
+/// is one object).
+type CustomKey = (String, String, String, String);
+
+fn custom_key(c: &Custom) -> CustomKey {
+    (
+        c.group().to_string(),
+        c.kind.clone(),
+        c.namespace.clone(),
+        c.name.clone(),
+    )
+}
+
+/// Adds a kept object: the same object seen twice (equal uid and resourceVersion) counts
+/// once, read at the lower version name; two different ones are an error naming both.
+fn add_custom(map: &mut BTreeMap<CustomKey, Custom>, c: Custom) -> Result<(), StateError> {
+    let k = custom_key(&c);
+    match map.get(&k) {
+        Some(first) if first.revision.is_some() && first.revision == c.revision => {
+            if c.api_version < first.api_version {
+                map.insert(k, c);
+            }
+            Ok(())
+        }
+        Some(first) if first.object == c.object => Ok(()),
+        Some(first) => Err(StateError::Duplicate {
+            object: c.describe(),
+            first: Box::new(first.source.clone().min(c.source.clone())),
+            second: Box::new(first.source.clone().max(c.source)),
+        }),
+        None => {
+            map.insert(k, c);
+            Ok(())
+        }
+    }
 }
 
 /// The same object seen twice: equal uid and resourceVersion (two dumps of one cluster).
@@ -38,7 +78,11 @@ impl ClusterState {
         let mut state = ClusterState {
             objects: BTreeMap::new(),
             skipped: dump.skipped,
+            custom: BTreeMap::new(),
         };
+        for c in dump.custom {
+            add_custom(&mut state.custom, c)?;
+        }
         for o in dump.objects {
             let k = key(&o);
             match state.objects.get(&k) {
@@ -73,6 +117,15 @@ impl ClusterState {
         }
         self.skipped.extend(changes.skipped);
         self.skipped.sort();
+        for (k, c) in changes.custom {
+            self.custom.insert(k, c);
+        }
+    }
+
+    /// The objects kept whole for the CRD checks (`super::custom`), by group, kind,
+    /// namespace and name.
+    pub fn custom(&self) -> impl Iterator<Item = &Custom> {
+        self.custom.values()
     }
 
     /// Every object, in kind, namespace and name order.
@@ -153,5 +206,23 @@ mod tests {
         };
         assert_eq!(spec.channel.as_deref(), Some("beta"));
         assert_eq!(status.installed_csv.as_deref(), Some("a.v1"));
+    }
+
+    #[test]
+    fn a_custom_resource_twice_is_an_error_unless_it_is_the_same_object() {
+        let a = "apiVersion: example.com/v1\nkind: Database\nmetadata: {name: a, namespace: ns, uid: u, resourceVersion: '1'}\nspec: {size: 1}\n";
+        let b = a.replace("example.com/v1\n", "example.com/v1beta1\n");
+        let s = state(&format!("{a}---\n{b}")).unwrap();
+        let kept: Vec<_> = s.custom().collect();
+        assert_eq!(kept.len(), 1, "one object read at two versions");
+        assert_eq!(
+            kept[0].api_version, "example.com/v1",
+            "the lower version name"
+        );
+        let c = a.replace("size: 1", "size: 2").replace("uid: u, ", "");
+        let e = state(&format!("{c}---\n{}", c.replace("size: 2", "size: 3")))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("Database ns/a is defined twice"), "{e}");
     }
 }

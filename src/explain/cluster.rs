@@ -212,6 +212,11 @@ pub fn render(answer: &crate::cluster::ClusterAnswer) -> String {
                 s.name,
                 subscription_line(s, ns)
             ));
+            if let Some(r) = &s.install_would_fail {
+                out.push_str(&format!(
+                    "    resolves, but OLM will refuse the InstallPlan: {r}\n"
+                ));
+            }
         }
         let wanted: Vec<&str> = ns
             .subscriptions
@@ -238,9 +243,33 @@ pub fn render(answer: &crate::cluster::ClusterAnswer) -> String {
                 }
             }
         }
+        for c in &ns.crd_checks {
+            for line in super::crd::check_lines(c) {
+                out.push_str(&format!("  {line}\n"));
+            }
+        }
         for w in &ns.warnings {
             out.push_str(&format!("  warning: {w}\n"));
         }
+    }
+    let mut unchecked: Vec<&str> = answer
+        .namespaces
+        .iter()
+        .flat_map(|n| n.crd_unchecked.iter().map(String::as_str))
+        .collect();
+    unchecked.sort_unstable();
+    unchecked.dedup();
+    if !unchecked.is_empty() {
+        out.push_str(&format!(
+            "CRD safety not checked: catalog carries no manifests ({})\n",
+            unchecked.join(", ")
+        ));
+    }
+    for w in &answer.cluster_warnings {
+        out.push_str(&format!(
+            "cluster warning: {}\n",
+            super::crd::cluster_warning(w)
+        ));
     }
     if answer.namespaces.is_empty() && answer.extensions.is_empty() {
         out.push_str("no namespace has a Subscription\n");

@@ -3,6 +3,7 @@
 //! in named passes before wording; `DEPPY_RAW_TREE=1` prints the raw tree as well.
 
 pub mod cluster;
+pub mod crd;
 mod generic;
 mod group;
 pub(crate) mod olmv1;

@@ -11,6 +11,7 @@ use crate::catalog::fbc::{yaml_message, yaml_options};
 use crate::catalog::model::Origin;
 
 /// The first non-empty document of a file, with where it is.
+#[derive(Debug)]
 pub(super) struct FirstDoc {
     /// The parsed document.
     pub value: Value,

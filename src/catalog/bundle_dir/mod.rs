@@ -168,6 +168,61 @@ pub fn render_bundle_dirs(dirs: &[PathBuf]) -> Result<RenderedCatalog, LoadError
     })
 }
 
+/// What the CRD checks need of one bundle directory.
+#[derive(Clone, Debug)]
+pub struct BundleManifests {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Package.
+    pub package: String,
+    /// Bundle (CSV) name.
+    pub bundle: String,
+    /// Its CRD manifests (each file's first document), in file name order: the file and the
+    /// object.
+    pub crds: Vec<(String, serde_json::Value)>,
+    /// The CSV's `alm-examples` annotation, as written.
+    pub alm_examples: Option<String>,
+}
+
+/// The CRD manifests of every bundle directory at or below `path`, in directory order;
+/// None when `path` is not bundle directories. A bundle name two directories define is
+/// kept once, as [`render_bundle_dirs`] keeps it.
+pub fn bundle_manifests(path: &Path) -> Result<Option<Vec<BundleManifests>>, LoadError> {
+    let Some(mut dirs) = find_bundle_dirs(path)? else {
+        return Ok(None);
+    };
+    dirs.sort();
+    dirs.dedup();
+    let mut read = parallel_map(&dirs, |d| read_bundle(d))
+        .into_iter()
+        .collect::<Result<Vec<BundleDir>, LoadError>>()?;
+    read.sort_by(|a, b| {
+        (a.package.as_str(), a.name.as_str(), &a.version, &a.dir).cmp(&(
+            b.package.as_str(),
+            b.name.as_str(),
+            &b.version,
+            &b.dir,
+        ))
+    });
+    read.dedup_by(|b, a| a.package == b.package && a.name == b.name);
+    read.sort_by(|a, b| a.dir.cmp(&b.dir));
+    Ok(Some(
+        read.into_iter()
+            .map(|b| BundleManifests {
+                crds: b
+                    .crds
+                    .into_iter()
+                    .map(|d| (d.origin.file, d.value))
+                    .collect(),
+                dir: b.dir,
+                package: b.package,
+                bundle: b.name,
+                alm_examples: b.alm_examples,
+            })
+            .collect(),
+    ))
+}
+
 /// The path a rendered catalog's text goes by (in errors, traces and the parse cache).
 pub(crate) fn rendered_path(dir: &Path) -> String {
     format!("{} (rendered from bundle directories)", dir.display())

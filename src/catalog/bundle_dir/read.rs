@@ -46,6 +46,10 @@ pub(super) struct BundleDir {
     pub properties: Vec<Property>,
     /// Tolerated oddities, for the caller to report.
     pub warnings: Vec<String>,
+    /// The CRD manifests, in file name order.
+    pub crds: Vec<FirstDoc>,
+    /// The CSV's `alm-examples` annotation.
+    pub alm_examples: Option<String>,
 }
 
 /// The bundle's annotations.
@@ -163,10 +167,11 @@ fn read_metadata(dir: &Path, warnings: &mut Vec<String>) -> Result<Metadata, Loa
     Ok(meta)
 }
 
-/// What `manifests/` holds: the first CSV and the APIs of every CRD.
+/// What `manifests/` holds: the first CSV, the APIs of every CRD, and the CRDs.
 struct Manifests {
     csv: FirstDoc,
     crd_apis: Vec<Api>,
+    crds: Vec<FirstDoc>,
 }
 
 /// The APIs a CRD manifest provides: one per `spec.versions[].name`, plus `spec.version`
@@ -205,6 +210,7 @@ fn read_manifests(dir: &Path, warnings: &mut Vec<String>) -> Result<Manifests, L
     let manifests = dir.join("manifests");
     let mut csv: Option<FirstDoc> = None;
     let mut crd_apis_all = Vec::new();
+    let mut crds = Vec::new();
     for file in sorted_files(&manifests, &Root::new(dir), warnings)? {
         let Some(doc) = read_first_doc(&file)? else {
             continue;
@@ -217,7 +223,10 @@ fn read_manifests(dir: &Path, warnings: &mut Vec<String>) -> Result<Manifests, L
                     doc.origin.file, first.origin.file
                 )),
             },
-            Some("CustomResourceDefinition") => crd_apis(&doc, &mut crd_apis_all)?,
+            Some("CustomResourceDefinition") => {
+                crd_apis(&doc, &mut crd_apis_all)?;
+                crds.push(doc);
+            }
             _ => {}
         }
     }
@@ -229,6 +238,7 @@ fn read_manifests(dir: &Path, warnings: &mut Vec<String>) -> Result<Manifests, L
     Ok(Manifests {
         csv,
         crd_apis: crd_apis_all,
+        crds,
     })
 }
 
@@ -264,7 +274,15 @@ pub(super) fn read_bundle(dir: &Path) -> Result<BundleDir, LoadError> {
         properties: meta.properties.as_ref().map(|(o, l)| (o, l.as_slice())),
     };
     let properties = props::bundle_properties(&input, &mut warnings)?;
+    let alm_examples = manifests
+        .csv
+        .value
+        .pointer("/metadata/annotations/alm-examples")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     Ok(BundleDir {
+        crds: manifests.crds,
+        alm_examples,
         dir: dir.to_path_buf(),
         name: csv.name,
         package: annotations.package,

@@ -123,6 +123,14 @@ impl<'de> DeserializeSeed<'de> for BodySeed<'_> {
         let kind = match self.kind() {
             None => return Ok(Body::Deferred(typed(d, self.head, self.part)?)),
             Some(Err(())) => {
+                let keep = self
+                    .head
+                    .api_version
+                    .as_deref()
+                    .is_some_and(crate::cluster::custom::keeps);
+                if keep {
+                    return Ok(Body::Deferred(typed(d, self.head, self.part)?));
+                }
                 IgnoredAny::deserialize(d)?;
                 return Ok(Body::Ignored);
             }

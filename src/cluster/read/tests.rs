@@ -131,3 +131,36 @@ fn syntax_errors_name_the_document() {
         .to_string();
     assert!(e.starts_with("x.json (document 1)"), "{e}");
 }
+
+#[test]
+fn custom_resources_and_crds_are_kept_whole_and_still_counted_as_skipped() {
+    let text = "apiVersion: example.com/v1\nkind: Database\nmetadata: {name: a, namespace: ns, uid: u}\nspec: {size: 3}\ndata: {x: 1}\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: databases.example.com}\nspec: {group: example.com}\nstatus: {storedVersions: [v1]}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns}\ndata: {x: '1'}\n";
+    let d = read_text("s.yaml", text).unwrap();
+    assert_eq!(d.skipped.len(), 3);
+    assert_eq!(d.custom.len(), 2, "a ConfigMap (core group) is not kept");
+    let db = &d.custom[0];
+    assert_eq!(
+        (db.group(), db.version(), db.id().as_str()),
+        ("example.com", "v1", "ns/a")
+    );
+    assert_eq!(db.object["spec"]["size"], 3);
+    assert_eq!(db.object["data"]["x"], 1, "other top-level fields are kept");
+    assert_eq!(db.object["metadata"]["name"], "a");
+    assert_eq!(d.custom[1].object["status"]["storedVersions"][0], "v1");
+}
+
+#[test]
+fn a_custom_resource_whose_kind_comes_last_is_kept_whole() {
+    let text = r#"{"spec": {"size": 3}, "extra": [1], "metadata": {"name": "a"}, "kind": "Database", "apiVersion": "example.com/v1"}"#;
+    let d = read_text("s.json", text).unwrap();
+    assert_eq!(d.custom.len(), 1);
+    assert_eq!(d.custom[0].object["spec"]["size"], 3);
+    assert_eq!(d.custom[0].object["extra"][0], 1);
+    let sub = r#"{"spec": {"name": "etcd"}, "extra": 1, "metadata": {"name": "a", "namespace": "n"}, "kind": "Subscription", "apiVersion": "operators.coreos.com/v1alpha1"}"#;
+    let d = read_text("s.json", sub).unwrap();
+    assert!(
+        d.custom.is_empty(),
+        "an OLM kind is read typed, not kept whole"
+    );
+    assert_eq!(kinds(&d), ["Subscription"]);
+}
