@@ -29,6 +29,9 @@ pub struct Built {
     pub problem: Problem<Reason>,
     pub subjects: Vec<Subject>,
     var_of: FxHashMap<BundleId, Var>,
+    /// Bundles with a variable whose dependency lists are not derived yet (always empty
+    /// without [`Context::derived_for`]), in variable order.
+    pub frontier: Vec<BundleId>,
 }
 
 /// What problem building needs beyond the derived facts.
@@ -39,6 +42,10 @@ pub struct Context<'c> {
     pub cluster: Option<&'c Cluster>,
     /// Constraint dependencies' evaluation errors.
     pub matches: &'c ConstraintMatches,
+    /// When derivation is on demand: the bundles whose dependency lists are derived. The
+    /// others get a variable and no Dependency constraint yet (the frontier, see
+    /// [`Built::frontier`]).
+    pub derived_for: Option<&'c rustc_hash::FxHashSet<BundleId>>,
 }
 
 /// Builds the problem for `request` from the derived facts.
@@ -51,6 +58,7 @@ pub fn build(u: &Universe, d: &Derived, request: &Request, cx: &Context<'_>) -> 
             problem: Problem::new(),
             subjects: Vec::new(),
             var_of: FxHashMap::default(),
+            frontier: Vec::new(),
         },
         queue: Vec::new(),
         ranks: DependencyRanks::new(u, d),
@@ -223,6 +231,14 @@ impl Builder<'_, '_> {
             return;
         };
         let bd = self.u.bundle(bundle);
+        let none = bd.requires_packages.is_empty()
+            && bd.requires_gvks.is_empty()
+            && bd.requires_labels.is_empty()
+            && bd.requires_constraints.is_empty();
+        if !none && self.cx.derived_for.is_some_and(|s| !s.contains(&bundle)) {
+            self.built.frontier.push(bundle);
+            return;
+        }
         let deps: Vec<Dependency> = bd
             .requires_packages
             .iter()
