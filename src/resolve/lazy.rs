@@ -73,18 +73,18 @@ impl Prepared {
         // Lists of the roots' bundles whose targets were not loaded: derived on demand.
         derived.dependencies = Default::default();
         let mut done: FxHashSet<BundleId> = FxHashSet::default();
+        let context = problem::Context {
+            injected: &adjust.required,
+            cluster,
+            matches,
+            derived_for: Some(&done),
+        };
+        let mut growing = problem::Growing::new(&universe, &derived, &request, &context);
         loop {
             stats.rounds += 1;
-            let context = problem::Context {
-                injected: &adjust.required,
-                cluster,
-                matches,
-                derived_for: Some(&done),
-            };
-            let mut built = problem::build(&universe, &derived, &request, &context);
-            let global = problem::global_constraints(&universe, &built);
-            let mut whole = std::mem::take(&mut built.problem);
-            for e in global {
+            let built = &growing.built;
+            let mut whole = built.problem.clone();
+            for e in problem::global_constraints(&universe, built) {
                 whole.add(e.subject, e.constraint, e.label);
             }
             let Ok(sel) = solver::solve(&whole, options) else {
@@ -99,7 +99,7 @@ impl Prepared {
                 })
                 .collect();
             if wanted.is_empty() {
-                let a = answer::answer(&universe, &derived, &built, &request, &sel);
+                let a = answer::answer(&universe, &derived, built, &request, &sel);
                 debug_assert_eq!(
                     check(&universe, &request, &a.bundles),
                     Ok(()),
@@ -124,6 +124,13 @@ impl Prepared {
                 done.extend(next.iter().copied());
                 next = first_candidates(&universe, &derived, &next, &done);
             }
+            let context = problem::Context {
+                injected: &adjust.required,
+                cluster,
+                matches,
+                derived_for: Some(&done),
+            };
+            growing.grow(&universe, &derived, &context);
         }
     }
 }
