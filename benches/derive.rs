@@ -6,9 +6,12 @@
 //! the whole program against derivation driven by the search: rounds of search, bundles
 //! whose lists were derived on demand. Synthetic catalogs of the shape of issue 7
 //! (`support/synth.rs`) at 1k, 10k and 100k bundles, 10 roots.
-//! Prints medians of 5 (DEPPY_BENCH_ITERS) and the cost per on-demand run.
+//! Prints medians of 5 (DEPPY_BENCH_ITERS) and the cost per on-demand run. First, every
+//! package of the merged real catalogs, one request at a time, both ways (p50, p99).
 //! Run: `cargo bench --bench derive` (DEPPY_BENCH_QUICK=1 stops at 10k bundles).
 
+#[path = "support/real.rs"]
+mod real;
 #[path = "support/requests.rs"]
 mod requests;
 #[path = "support/synth.rs"]
@@ -19,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
 use deppy::resolve::{Adjustments, Outcome, Prepared, Resolver};
-use requests::require;
+use requests::{every_package, require, run_on};
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -41,6 +44,24 @@ fn main() {
     } else {
         &[100, 1_000, 10_000]
     };
+    let sources = real::catalogs_in(&real::root());
+    let set = Arc::new(CatalogSet::load(&sources, &LoadOptions::default()).expect("real catalogs"));
+    let requests = every_package(&set);
+    for (name, resolver) in [
+        ("real, on demand", Resolver::new(set.clone())),
+        (
+            "real, whole program",
+            Resolver::new(set.clone()).with_whole_program(),
+        ),
+    ] {
+        let (times, ok, unsat) = run_on(&resolver, &requests);
+        println!(
+            "{name:<20} {} requests {ok} resolved {unsat} not  p50 {:.3} ms  p99 {:.3} ms",
+            requests.len(),
+            ms(requests::percentile(&times, 0.50)),
+            ms(requests::percentile(&times, 0.99)),
+        );
+    }
     let dir = std::env::temp_dir().join(format!("deppy-bench-derive-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     println!(

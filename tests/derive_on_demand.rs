@@ -41,7 +41,7 @@ fn report(resolver: &Resolver, request: &Request) -> (String, usize) {
 /// Returns how many bundles were derived on demand in all.
 fn same_reports(set: CatalogSet, requests: &[Request]) -> usize {
     let set = Arc::new(set);
-    let lazy = Resolver::new(set.clone());
+    let lazy = Resolver::new(set.clone()).with_on_demand_from(0);
     let whole = Resolver::new(set).with_whole_program();
     let mut demanded = 0;
     for request in requests {

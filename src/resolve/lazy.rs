@@ -32,9 +32,15 @@ use crate::solver::{self, SolveOptions};
 use super::candidates::ListKind;
 use super::problem::{self, Subject};
 use super::{
-    Adjustments, Outcome, Prepared, ResolveError, Universe, answer, check, check_channels, demand,
-    derive, requirement_facts,
+    Adjustments, Model, Outcome, Prepared, ResolveError, Universe, answer, check, check_channels,
+    demand, derive, reach, requirement_facts,
 };
+
+/// Below this many bundles in the packages a request can reach, the whole program is
+/// derived at once: the runs on demand and the searches between them cost more (the real
+/// catalogs' requests reach tens of bundles; the synthetic 1,000-bundle catalog already
+/// resolves faster on demand, `cargo bench --bench derive`).
+pub(super) const ON_DEMAND_FROM: usize = 500;
 
 /// What one resolution on demand derived: for the derivation benchmark.
 #[derive(Clone, Copy, Debug, Default)]
@@ -55,6 +61,7 @@ impl Prepared {
         adjust: &Adjustments,
         cluster: Option<&Cluster>,
         options: &SolveOptions,
+        from: usize,
         stats: &mut Demand,
     ) -> Result<Option<(Universe, Outcome)>, ResolveError> {
         let mut universe = Universe::new(self.set.clone(), &request)?;
@@ -65,6 +72,28 @@ impl Prepared {
         let facts = requirement_facts(&universe, &request);
         let required: Vec<PackageId> = facts.iter().filter_map(|r| r.package).collect();
         let matches = &self.constraint_matches(&universe, &required, adjust, options.deadline)?;
+        let reach = reach::reachable(&universe, &required, adjust, matches);
+        let reached: usize = reach.iter().map(|p| self.set.bundles_of(*p).len()).sum();
+        if reached < from {
+            // A small closure: one run of the whole program costs less than several runs.
+            let derived =
+                derive::run_over(&universe, &self.orders, &facts, adjust, matches, &reach);
+            let context = problem::Context {
+                injected: &adjust.required,
+                cluster,
+                matches,
+                derived_for: None,
+            };
+            let built = problem::build(&universe, &derived, &request, &context);
+            let model = Model {
+                universe,
+                request,
+                derived,
+                built,
+            };
+            let outcome = model.solve(&model.global_constraints(), options)?;
+            return Ok(Some((model.universe, outcome)));
+        }
         let mut roots: FxHashSet<PackageId> = required.iter().copied().collect();
         roots.extend(universe.installed.iter().map(|b| universe.package_of(*b)));
         roots.extend(adjust.required.iter().map(|(b, _)| universe.package_of(*b)));
@@ -173,6 +202,14 @@ impl super::Resolver {
         self
     }
 
+    /// Derives on demand from this many bundles reached (default `ON_DEMAND_FROM`, 500; 0
+    /// always derives on demand).
+    #[doc(hidden)]
+    pub fn with_on_demand_from(mut self, bundles: usize) -> Self {
+        self.on_demand_from = bundles;
+        self
+    }
+
     /// Resolves `request` and says what was derived on demand (zero rounds when the whole
     /// program was used).
     #[doc(hidden)]
@@ -203,6 +240,7 @@ impl super::Resolver {
             &all,
             cluster.as_ref(),
             &self.options,
+            0,
             &mut Demand::default(),
         );
         let Ok(Some((_, Outcome::Resolved(on_demand)))) = lazy else {

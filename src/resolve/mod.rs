@@ -434,6 +434,8 @@ pub struct Resolver {
     options: SolveOptions,
     /// Derive the whole reached closure before the search, never on its demand.
     whole_program: bool,
+    /// Derive on demand only from this many bundles reached.
+    on_demand_from: usize,
 }
 
 impl Resolver {
@@ -443,6 +445,7 @@ impl Resolver {
             prepared: Prepared::new(set.into()),
             options: SolveOptions::default(),
             whole_program: false,
+            on_demand_from: lazy::ON_DEMAND_FROM,
         }
     }
 
@@ -502,6 +505,7 @@ impl Resolver {
                 &all,
                 cluster.as_ref(),
                 &options,
+                self.on_demand_from,
                 stats,
             )?;
             if let Some(done) = lazy {
