@@ -1,11 +1,17 @@
 //! Derivation benchmark: the whole Datalog program for one request against derivation on
 //! demand (one crepe run per bundle whose dependencies are asked for, over that bundle's
 //! facts and its dependencies' targets). The demanded bundles are the ones the answer
-//! selects: what a solver that derives on first need would ask for. Synthetic catalogs of
-//! the shape of issue 7 (`support/synth.rs`) at 1k, 10k and 100k bundles, 10 roots.
-//! Prints medians of 5 (DEPPY_BENCH_ITERS) and the cost per on-demand run.
+//! selects: what a solver that derives on first need would ask for. Then a whole request
+//! (`Resolver::resolve`, from the loaded catalog to the answer, channel orders aside) with
+//! the whole program against derivation driven by the search: rounds of search, bundles
+//! whose lists were derived on demand. Synthetic catalogs of the shape of issue 7
+//! (`support/synth.rs`) at 1k, 10k and 100k bundles, 10 roots.
+//! Prints medians of 5 (DEPPY_BENCH_ITERS) and the cost per on-demand run. First, every
+//! package of the merged real catalogs, one request at a time, both ways (p50, p99).
 //! Run: `cargo bench --bench derive` (DEPPY_BENCH_QUICK=1 stops at 10k bundles).
 
+#[path = "support/real.rs"]
+mod real;
 #[path = "support/requests.rs"]
 mod requests;
 #[path = "support/synth.rs"]
@@ -16,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
 use deppy::resolve::{Adjustments, Outcome, Prepared, Resolver};
-use requests::require;
+use requests::{every_package, require, run_on};
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -38,11 +44,40 @@ fn main() {
     } else {
         &[100, 1_000, 10_000]
     };
+    let sources = real::catalogs_in(&real::root());
+    let set = Arc::new(CatalogSet::load(&sources, &LoadOptions::default()).expect("real catalogs"));
+    let requests = every_package(&set);
+    for (name, resolver) in [
+        ("real, on demand", Resolver::new(set.clone())),
+        (
+            "real, whole program",
+            Resolver::new(set.clone()).with_whole_program(),
+        ),
+    ] {
+        let (times, ok, unsat) = run_on(&resolver, &requests);
+        println!(
+            "{name:<20} {} requests {ok} resolved {unsat} not  p50 {:.3} ms  p99 {:.3} ms",
+            requests.len(),
+            ms(requests::percentile(&times, 0.50)),
+            ms(requests::percentile(&times, 0.99)),
+        );
+    }
     let dir = std::env::temp_dir().join(format!("deppy-bench-derive-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     println!(
-        "{:>8} {:>10} {:>14} {:>8} {:>8} {:>14} {:>12}",
-        "bundles", "selected", "whole ms", "runs", "lists", "on demand ms", "us per run"
+        "{:>8} {:>9} {:>9} {:>6} {:>6} {:>10} {:>7} | {:>10} {:>10} {:>7} {:>9} {:>6}",
+        "bundles",
+        "selected",
+        "whole ms",
+        "runs",
+        "lists",
+        "demand ms",
+        "us/run",
+        "req whole",
+        "req lazy",
+        "rounds",
+        "demanded",
+        "ratio"
     );
     for &packages in sizes {
         let (fbc, roots) = synth::generate(packages, 10, 1.0, 42);
@@ -83,15 +118,36 @@ fn main() {
             })
             .collect();
         let (w, d) = (median(whole), median(demand));
+        let whole_resolver = Resolver::new(set.clone()).with_whole_program();
+        let mut stats = Default::default();
+        let time = |r: &Resolver, stats: &mut deppy::resolve::Demand| -> Vec<Duration> {
+            (0..iters)
+                .map(|_| {
+                    let t = Instant::now();
+                    let (out, s) = r.resolve_counting(&request);
+                    let d = t.elapsed();
+                    assert!(out.is_ok(), "resolves");
+                    *stats = s;
+                    d
+                })
+                .collect()
+        };
+        let rw = median(time(&whole_resolver, &mut stats));
+        let rl = median(time(&resolver, &mut stats));
         println!(
-            "{:>8} {:>10} {:>14.1} {:>8} {:>8} {:>14.2} {:>12.1}",
+            "{:>8} {:>9} {:>9.1} {:>6} {:>6} {:>10.2} {:>7.1} | {:>10.1} {:>10.1} {:>7} {:>9} {:>6.2}",
             set.bundles.len(),
             selected.len(),
             ms(w),
             selected.len(),
             lists,
             ms(d),
-            ms(d) * 1e3 / selected.len().max(1) as f64
+            ms(d) * 1e3 / selected.len().max(1) as f64,
+            ms(rw),
+            ms(rl),
+            stats.rounds,
+            stats.bundles,
+            ms(rl) / ms(rw).max(1e-9)
         );
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -530,6 +530,9 @@ pub fn resolve(data: &[u8]) {
     if let Err(e) = resolver.check_on_demand(&req) {
         panic!("derivation on demand differs from the whole program: {e}");
     }
+    if let Err(e) = resolver.check_resolve_on_demand(&req) {
+        panic!("resolving on demand differs from the whole program: {e}");
+    }
     if resolve_and_check(&resolver, &req, inputs.as_deref()).is_some() {
         assert_eq!(
             first,

@@ -2,15 +2,76 @@
 //! catalogs, the request that requires it is derived by the whole Datalog program, then the
 //! dependency lists of every bundle it reached are derived again on demand (one run per
 //! bundle, over that bundle's facts and its dependencies' targets only), and each list, its
-//! exclusions and its candidates' preference facts must be equal. Also every scenario's
-//! catalogs and request.
+//! exclusions and its candidates' preference facts must be equal.
+//!
+//! Then the resolver that derives dependency lists as its search asks for them is held
+//! against the one that derives the whole reached closure first: the same report, byte for
+//! byte, for every package of the shipped catalogs and for requests over synthetic catalogs
+//! with deep dependency chains and shared APIs (`benches/support/synth.rs`). Every scenario
+//! folder compares the same resolver with the pipeline, which derives the whole program
+//! (`tests/scenarios.rs`).
 
 use std::path::Path;
 use std::sync::Arc;
 
 use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use deppy::explain::Detail;
+use deppy::report::Report;
 use deppy::request::{Request, Requirement};
-use deppy::resolve::{Adjustments, Prepared};
+use deppy::resolve::{Adjustments, Prepared, Resolver};
+
+#[path = "../benches/support/synth.rs"]
+#[allow(dead_code)]
+mod synth;
+
+/// The JSON report of one resolution (or its error), and how many runs on demand it took.
+fn report(resolver: &Resolver, request: &Request) -> (String, usize) {
+    let (result, demand) = resolver.resolve_counting(request);
+    let text = match result {
+        Ok((u, outcome)) => {
+            let r = Report::new(&u, request, &outcome, Detail::Full, Vec::new());
+            serde_json::to_string_pretty(&r).expect("a report serializes")
+        }
+        Err(e) => format!("error: {e}"),
+    };
+    (text, demand.bundles)
+}
+
+/// Resolves each request on demand and with the whole program; the reports must be equal.
+/// Returns how many bundles were derived on demand in all.
+fn same_reports(set: CatalogSet, requests: &[Request]) -> usize {
+    let set = Arc::new(set);
+    let lazy = Resolver::new(set.clone()).with_on_demand_from(0);
+    let whole = Resolver::new(set).with_whole_program();
+    let mut demanded = 0;
+    for request in requests {
+        let (on_demand, n) = report(&lazy, request);
+        let (oracle, none) = report(&whole, request);
+        assert_eq!(none, 0, "the whole program derives nothing on demand");
+        assert_eq!(
+            on_demand, oracle,
+            "on demand and whole program differ for {:?}",
+            request.require
+        );
+        demanded += n;
+    }
+    demanded
+}
+
+fn every_package(set: &CatalogSet) -> Vec<Request> {
+    let names: std::collections::BTreeSet<String> = set
+        .packages
+        .iter()
+        .map(|p| set.package_name(p.id).to_string())
+        .collect();
+    names
+        .into_iter()
+        .map(|name| Request {
+            require: vec![Requirement::from_spec(&name).expect("package name")],
+            ..Request::default()
+        })
+        .collect()
+}
 
 fn check_every_package(sources: &[CatalogSource]) -> usize {
     let set = CatalogSet::load(sources, &LoadOptions::default()).expect("catalogs load");
@@ -47,4 +108,51 @@ fn shipped_catalogs_derive_the_same_lists_on_demand() {
         }]);
     }
     assert!(lists > 0, "no dependency list was compared");
+}
+
+#[test]
+fn shipped_catalogs_resolve_the_same_on_demand() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("catalogs");
+    let mut demanded = 0;
+    for name in ["odf-dev", "certified-converted-v4.22"] {
+        let sources = [CatalogSource {
+            name: name.into(),
+            path: root.join(name),
+            priority: 0,
+        }];
+        let set = CatalogSet::load(&sources, &LoadOptions::default()).expect("catalogs load");
+        let requests = every_package(&set);
+        demanded += same_reports(set, &requests);
+    }
+    assert!(demanded > 0, "no dependency list was derived on demand");
+}
+
+#[test]
+fn synthetic_catalogs_resolve_the_same_on_demand() {
+    let dir = std::env::temp_dir().join(format!("deppy-on-demand-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut demanded = 0;
+    for seed in 0..8u64 {
+        let packages = 30 + 10 * seed as usize;
+        let (fbc, roots) = synth::generate(packages, 2 + seed as usize % 5, 1.0, seed);
+        let path = dir.join(format!("synth-{seed}.json"));
+        std::fs::write(&path, fbc).expect("write synthetic catalog");
+        let sources = [CatalogSource {
+            name: "synth".into(),
+            path,
+            priority: 0,
+        }];
+        let set = CatalogSet::load(&sources, &LoadOptions::default()).expect("loads");
+        let mut requests = vec![Request {
+            require: roots
+                .iter()
+                .map(|r| Requirement::from_spec(r).expect("package name"))
+                .collect(),
+            ..Request::default()
+        }];
+        requests.extend(every_package(&set).into_iter().step_by(9));
+        demanded += same_reports(set, &requests);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(demanded > 0, "no dependency list was derived on demand");
 }

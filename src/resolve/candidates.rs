@@ -234,6 +234,13 @@ impl DependencyRanks {
         DependencyRanks { rank }
     }
 
+    /// No ranks: every list is ordered by the key sort ([`order`]).
+    pub fn none() -> DependencyRanks {
+        DependencyRanks {
+            rank: FxHashMap::default(),
+        }
+    }
+
     /// Orders the candidates of a dependency of `dependent`, most preferred first.
     pub fn order(&self, u: &Universe, d: &Derived, dependent: BundleId, cands: &mut [BundleId]) {
         if cands.iter().any(|b| !self.rank.contains_key(b)) {

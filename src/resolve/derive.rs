@@ -121,7 +121,7 @@ pub struct Preferences {
     pub preferred: rustc_hash::FxHashSet<BundleId>,
 }
 
-/// Runs the rules for one request.
+/// Runs the rules for one request, over every package it can reach.
 pub fn run<'a>(
     u: &'a Universe,
     orders: &'a ChannelOrders,
@@ -129,10 +129,27 @@ pub fn run<'a>(
     adjust: &'a super::Adjustments,
     matches: &super::ConstraintMatches,
 ) -> Derived {
-    let mut rt = Crepe::new();
     let required: Vec<PackageId> = requirements.iter().filter_map(|r| r.package).collect();
     let reach = super::reach::reachable(u, &required, adjust, matches);
-    load_catalog(&mut rt, u, orders, &reach);
+    run_over(u, orders, requirements, adjust, matches, &reach)
+}
+
+/// Runs the rules for one request over the packages of `reach` only. With every package the
+/// request can reach this is the whole program ([`run`]); with the packages of the
+/// requirements, installed and mandatory bundles only, the requirement lists, upgrade edges,
+/// exclusions and preference facts of those packages are complete, and the dependency lists
+/// are not (their targets are missing): derivation on demand keeps the former and derives
+/// the latter per bundle ([`super::demand`]).
+pub fn run_over<'a>(
+    u: &'a Universe,
+    orders: &'a ChannelOrders,
+    requirements: &[RequirementFacts<'a>],
+    adjust: &'a super::Adjustments,
+    matches: &super::ConstraintMatches,
+    reach: &rustc_hash::FxHashSet<PackageId>,
+) -> Derived {
+    let mut rt = Crepe::new();
+    load_catalog(&mut rt, u, orders, reach);
     for (r, req) in requirements.iter().enumerate() {
         let r = r as u32;
         let Some(p) = req.package else { continue };
@@ -163,6 +180,39 @@ pub fn run<'a>(
         .collect();
     d.preferences.preferred = adjust.preferred.iter().copied().collect();
     d
+}
+
+impl Derived {
+    /// Adds the dependency lists another run derived on demand, with the exclusions and
+    /// preference facts of their targets. Facts both runs derived are equal (each run has
+    /// every fact a bundle's exclusion and preference facts read); the first is kept.
+    pub fn absorb(&mut self, other: Derived, orders: &ChannelOrders) {
+        for (b, why) in other.excluded {
+            let e = self.excluded.entry(b).or_insert(why);
+            *e = (*e).min(why);
+        }
+        self.dependencies.matches.extend(other.dependencies.matches);
+        self.dependencies
+            .candidates
+            .extend(other.dependencies.candidates);
+        let (p, q) = (&mut self.preferences, other.preferences);
+        for (b, chans) in q.channels {
+            p.channels.entry(b).or_insert(chans);
+        }
+        for (b, ch) in q.in_default_channel {
+            p.in_default_channel.entry(b).or_insert(ch);
+        }
+        for (b, prio) in q.priority {
+            p.priority.entry(b).or_insert(prio);
+        }
+        p.same_catalog.extend(q.same_catalog);
+        for b in q.deprecated {
+            if let Some(m) = orders.deprecated.get(&b) {
+                p.deprecation_messages.entry(b).or_insert_with(|| m.clone());
+            }
+            p.deprecated.insert(b);
+        }
+    }
 }
 
 fn sorted<T: Ord>(it: impl IntoIterator<Item = T>) -> Vec<T> {

@@ -11,6 +11,7 @@ mod derive;
 mod facts;
 pub mod hints;
 mod installed;
+mod lazy;
 pub mod plan;
 mod problem;
 mod reach;
@@ -33,6 +34,7 @@ pub use candidates::{ListKind, Preference};
 pub use check::{Violation, check};
 pub use constraints::ConstraintMatches;
 pub use derive::{Edge, Exclusion, Mismatch};
+pub use lazy::Demand;
 pub use problem::Subject;
 pub use universe::{INSTALLED_CATALOG, RequestError, Universe};
 
@@ -247,6 +249,7 @@ impl Prepared {
             injected: &adjust.required,
             cluster,
             matches,
+            derived_for: None,
         };
         let built = problem::build(&universe, &derived, &request, &context);
         Ok(Model {
@@ -427,6 +430,10 @@ impl Model {
 pub struct Resolver {
     prepared: Prepared,
     options: SolveOptions,
+    /// Derive the whole reached closure before the search, never on its demand.
+    whole_program: bool,
+    /// Derive on demand only from this many bundles reached.
+    on_demand_from: usize,
 }
 
 impl Resolver {
@@ -435,6 +442,8 @@ impl Resolver {
         Resolver {
             prepared: Prepared::new(set.into()),
             options: SolveOptions::default(),
+            whole_program: false,
+            on_demand_from: lazy::ON_DEMAND_FROM,
         }
     }
 
@@ -462,6 +471,19 @@ impl Resolver {
         request: &Request,
         adjust: &Adjustments,
     ) -> Result<(Universe, Outcome), ResolveError> {
+        self.resolve_counted(request, adjust, &mut Demand::default())
+    }
+
+    /// [`Resolver::resolve_adjusted`], counting what was derived on demand. Dependency lists
+    /// are derived as the search asks for them ([`lazy`]) unless a conflict budget is set
+    /// (a relaxation may spend a different number of conflicts than the whole problem) or
+    /// the whole program was asked for; without an answer from that, the whole program.
+    fn resolve_counted(
+        &self,
+        request: &Request,
+        adjust: &Adjustments,
+        stats: &mut Demand,
+    ) -> Result<(Universe, Outcome), ResolveError> {
         // One time budget for rule evaluation (admin, cluster and bundle constraints) and
         // the search.
         let mut options = self.options.clone();
@@ -474,6 +496,20 @@ impl Resolver {
             return Err(ResolveError::out_of_time());
         }
         let (all, cluster) = self.adjustments(request, adjust, options.deadline)?;
+        if !self.whole_program && options.max_conflicts.is_none() {
+            let request = Arc::new(request.clone());
+            let lazy = self.prepared.resolve_on_demand(
+                request,
+                &all,
+                cluster.as_ref(),
+                &options,
+                self.on_demand_from,
+                stats,
+            )?;
+            if let Some(done) = lazy {
+                return Ok(done);
+            }
+        }
         let model = self.prepared.derive_within(
             Arc::new(request.clone()),
             &all,

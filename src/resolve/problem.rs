@@ -25,10 +25,14 @@ pub enum Subject {
 }
 
 /// The problem plus the maps back to the domain.
+#[derive(Default)]
 pub(crate) struct Built {
     pub problem: Problem<Reason>,
     pub subjects: Vec<Subject>,
     var_of: FxHashMap<BundleId, Var>,
+    /// Bundles with a variable whose dependency lists are not derived yet (always empty
+    /// without [`Context::derived_for`]), in variable order.
+    pub frontier: Vec<BundleId>,
 }
 
 /// What problem building needs beyond the derived facts.
@@ -39,6 +43,10 @@ pub struct Context<'c> {
     pub cluster: Option<&'c Cluster>,
     /// Constraint dependencies' evaluation errors.
     pub matches: &'c ConstraintMatches,
+    /// When derivation is on demand: the bundles whose dependency lists are derived. The
+    /// others get a variable and no Dependency constraint yet (the frontier, see
+    /// [`Built::frontier`]).
+    pub derived_for: Option<&'c rustc_hash::FxHashSet<BundleId>>,
 }
 
 /// Builds the problem for `request` from the derived facts.
@@ -47,53 +55,65 @@ pub fn build(u: &Universe, d: &Derived, request: &Request, cx: &Context<'_>) -> 
         u,
         d,
         cx,
-        built: Built {
-            problem: Problem::new(),
-            subjects: Vec::new(),
-            var_of: FxHashMap::default(),
-        },
+        built: Built::default(),
         queue: Vec::new(),
         ranks: DependencyRanks::new(u, d),
     };
-    let req_vars: Vec<Var> = (0..request.require.len())
-        .map(|r| b.new_var(Subject::Requirement(r)))
-        .collect();
-    for (r, &v) in req_vars.iter().enumerate() {
-        b.built
-            .problem
-            .add(v, Constraint::Mandatory, Reason::Required(r));
-    }
-    for (r, &v) in req_vars.iter().enumerate() {
-        b.requirement(r, v, request);
-    }
-    for &i in &u.installed {
-        let iv = b.bundle_var(i);
-        let required = request
-            .require
-            .iter()
-            .any(|q| Some(u.package_of(i)) == u.package_id(&q.package));
-        if u.is_kept(i) {
-            b.built
-                .problem
-                .add(iv, Constraint::Mandatory, Reason::Kept(i));
-        } else if request.keep_installed && !required {
-            b.built
-                .problem
-                .add(iv, Constraint::Mandatory, Reason::KeepInstalled(i));
+    b.roots(request);
+    b.walk(0);
+    b.built
+}
+
+/// A problem built in steps while dependency lists are derived on demand
+/// ([`Context::derived_for`]): each step adds the Dependency constraints of the frontier
+/// bundles derived since the last, and of the bundles their candidates bring in.
+#[derive(Default)]
+pub struct Growing {
+    /// The problem so far.
+    pub built: Built,
+    queue: Vec<BundleId>,
+    next: usize,
+}
+
+impl Growing {
+    /// The requirements, installed and mandatory bundles, and what is derived of the rest.
+    pub fn new(u: &Universe, d: &Derived, request: &Request, cx: &Context<'_>) -> Growing {
+        let mut b = Builder {
+            u,
+            d,
+            cx,
+            built: Built::default(),
+            queue: Vec::new(),
+            // Lists are ordered by the key sort: the facts grow between steps.
+            ranks: DependencyRanks::none(),
+        };
+        b.roots(request);
+        let next = b.walk(0);
+        Growing {
+            built: b.built,
+            queue: b.queue,
+            next,
         }
     }
-    for &(bundle, rule) in cx.injected {
-        let v = b.bundle_var(bundle);
-        b.built
-            .problem
-            .add(v, Constraint::Mandatory, Reason::Injected { bundle, rule });
+
+    /// Adds the dependencies of the frontier bundles now derived, and what they bring in.
+    pub fn grow(&mut self, u: &Universe, d: &Derived, cx: &Context<'_>) {
+        let frontier = std::mem::take(&mut self.built.frontier);
+        let mut b = Builder {
+            u,
+            d,
+            cx,
+            built: std::mem::take(&mut self.built),
+            queue: std::mem::take(&mut self.queue),
+            ranks: DependencyRanks::none(),
+        };
+        for bundle in frontier {
+            b.dependencies(bundle);
+        }
+        self.next = b.walk(self.next);
+        self.built = b.built;
+        self.queue = b.queue;
     }
-    let mut next = 0;
-    while let Some(&bundle) = b.queue.get(next) {
-        next += 1;
-        b.dependencies(bundle);
-    }
-    b.built
 }
 
 struct Builder<'u, 'd> {
@@ -108,6 +128,54 @@ struct Builder<'u, 'd> {
 }
 
 impl Builder<'_, '_> {
+    /// Requirement variables with their candidates, installed and injected bundles.
+    fn roots(&mut self, request: &Request) {
+        let u = self.u;
+        let req_vars: Vec<Var> = (0..request.require.len())
+            .map(|r| self.new_var(Subject::Requirement(r)))
+            .collect();
+        for (r, &v) in req_vars.iter().enumerate() {
+            self.built
+                .problem
+                .add(v, Constraint::Mandatory, Reason::Required(r));
+        }
+        for (r, &v) in req_vars.iter().enumerate() {
+            self.requirement(r, v, request);
+        }
+        for &i in &u.installed {
+            let iv = self.bundle_var(i);
+            let required = request
+                .require
+                .iter()
+                .any(|q| Some(u.package_of(i)) == u.package_id(&q.package));
+            if u.is_kept(i) {
+                self.built
+                    .problem
+                    .add(iv, Constraint::Mandatory, Reason::Kept(i));
+            } else if request.keep_installed && !required {
+                self.built
+                    .problem
+                    .add(iv, Constraint::Mandatory, Reason::KeepInstalled(i));
+            }
+        }
+        for &(bundle, rule) in self.cx.injected {
+            let v = self.bundle_var(bundle);
+            self.built
+                .problem
+                .add(v, Constraint::Mandatory, Reason::Injected { bundle, rule });
+        }
+    }
+
+    /// Adds the dependencies of every queued bundle from position `next` on; returns the
+    /// position after the last.
+    fn walk(&mut self, mut next: usize) -> usize {
+        while let Some(&bundle) = self.queue.get(next) {
+            next += 1;
+            self.dependencies(bundle);
+        }
+        next
+    }
+
     fn new_var(&mut self, s: Subject) -> Var {
         self.built.subjects.push(s);
         self.built.problem.add_var()
@@ -223,6 +291,14 @@ impl Builder<'_, '_> {
             return;
         };
         let bd = self.u.bundle(bundle);
+        let none = bd.requires_packages.is_empty()
+            && bd.requires_gvks.is_empty()
+            && bd.requires_labels.is_empty()
+            && bd.requires_constraints.is_empty();
+        if !none && self.cx.derived_for.is_some_and(|s| !s.contains(&bundle)) {
+            self.built.frontier.push(bundle);
+            return;
+        }
         let deps: Vec<Dependency> = bd
             .requires_packages
             .iter()

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
 use deppy::request::{Request, Requirement};
-use deppy::resolve::{Adjustments, Outcome, Prepared};
+use deppy::resolve::{Outcome, Resolver};
 use deppy::solver::{SolveError, SolveOptions};
 use serde_json::json;
 
@@ -89,7 +89,7 @@ pub fn deppy_generic(m: &Model, repeats: usize) -> Run {
             }
             Err(SolveError::Unsatisfiable(tree)) => {
                 let solved = ms(t);
-                let text = deppy::explain::explain_generic(&tree, &file);
+                let text = deppy::explain::explain_generic(&tree, &file, Default::default());
                 run.add("solve", ms(t));
                 run.add("explain", ms(t) - solved);
                 run.status = "unsat";
@@ -108,11 +108,12 @@ pub fn deppy_generic(m: &Model, repeats: usize) -> Run {
 }
 
 /// `deppy resolve` through the library on `dir/catalog` (the conflict-free variant), stage by
-/// stage: load (CatalogSet::load), prepare (Prepared::new: channel orders), derive (Datalog
-/// and candidate lists), global (AtMost per package and per GVK), solve (solver and answer;
-/// on failure also explain_failure). "request" = prepare + derive + global + solve: from the
-/// catalog in memory to the answer, as the peers go from the model in memory to theirs (a
-/// new `Prepared` each repeat, as the peers build a new provider); "total" = load + request.
+/// stage: load (CatalogSet::load), prepare (`Resolver::new`: channel orders), resolve
+/// (`Resolver::resolve`: the requirement lists, dependency lists derived as the search asks
+/// for them, the search and the answer; on failure the whole program and
+/// explain_failure). "request" = prepare + resolve: from the catalog in memory to the
+/// answer, as the peers go from the model in memory to theirs (a new `Resolver` each repeat,
+/// as the peers build a new provider); "total" = load + request.
 pub fn deppy_resolve(m: &Model, dir: &Path, repeats: usize) -> Run {
     let mut run = Run::new();
     let request = Request {
@@ -132,7 +133,7 @@ pub fn deppy_resolve(m: &Model, dir: &Path, repeats: usize) -> Run {
     for _ in 0..repeats {
         let t0 = Instant::now();
         let set = match CatalogSet::load(std::slice::from_ref(&source), &LoadOptions::default()) {
-            Ok(s) => s,
+            Ok(s) => Arc::new(s),
             Err(e) => {
                 run.note = format!("load: {e}");
                 return run;
@@ -140,24 +141,12 @@ pub fn deppy_resolve(m: &Model, dir: &Path, repeats: usize) -> Run {
         };
         let load = ms(t0);
         let t = Instant::now();
-        let prepared = Prepared::new(Arc::new(set));
+        let resolver = Resolver::new(set);
         let prepare = ms(t);
         let t1 = Instant::now();
-        let model = match prepared.derive(request.clone(), &Adjustments::default(), None) {
-            Ok(x) => x,
-            Err(e) => {
-                run.note = format!("derive: {e}");
-                return run;
-            }
-        };
-        let derive = ms(t1);
-        let t = Instant::now();
-        let global = model.global_constraints();
-        let global_ms = ms(t);
-        let t = Instant::now();
-        let outcome = model.solve(&global, &SolveOptions::default());
+        let outcome = resolver.resolve(&request);
         match outcome {
-            Ok(Outcome::Resolved(answer)) => {
+            Ok((_, Outcome::Resolved(answer))) => {
                 run.status = "sat";
                 run.selected = answer
                     .selected
@@ -165,10 +154,10 @@ pub fn deppy_resolve(m: &Model, dir: &Path, repeats: usize) -> Run {
                     .map(|s| m.parse_bundle(&s.bundle).expect("bundle name of the model"))
                     .collect();
             }
-            Ok(Outcome::Unsatisfiable(failure)) => {
+            Ok((universe, Outcome::Unsatisfiable(failure))) => {
                 let text = deppy::explain::explain_failure(
                     &failure,
-                    &model.universe,
+                    &universe,
                     &request,
                     Default::default(),
                 );
@@ -180,15 +169,13 @@ pub fn deppy_resolve(m: &Model, dir: &Path, repeats: usize) -> Run {
                 run.note = e.to_string();
             }
         }
-        let solve = ms(t);
-        let request_ms = prepare + ms(t1);
+        let resolve = ms(t1);
+        let total = ms(t0);
         run.add("load", load);
         run.add("prepare", prepare);
-        run.add("derive", derive);
-        run.add("global", global_ms);
-        run.add("solve", solve);
-        run.add("request", request_ms);
-        run.add("total", ms(t0));
+        run.add("resolve", resolve);
+        run.add("request", prepare + resolve);
+        run.add("total", total);
     }
     run
 }

@@ -780,7 +780,7 @@ pub fn run(cfg: &Config, command_line: &str) -> i32 {
                 let stages = f[0].clone();
                 for (phase, label) in [
                     ("total", "deppy resolve (library, load+request)"),
-                    ("solve", "deppy resolve (library, solve stage)"),
+                    ("resolve", "deppy resolve (library, resolve stage)"),
                 ] {
                     let mut o = stages.clone();
                     o.engine = label.into();

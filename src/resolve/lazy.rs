@@ -1,0 +1,269 @@
+//! Derivation driven by the solver. The requirement lists, upgrade edges and the facts of
+//! the required, installed and mandatory packages are derived first (the rules over those
+//! packages only); a bundle's dependency lists are derived the first time a search selects
+//! the bundle, and kept. Packages no search selects a bundle of cost nothing beyond loading
+//! (and the constraint matches of what the request can reach).
+//!
+//! The search runs in rounds. A round builds the problem from what is derived so far: a
+//! bundle whose lists are not derived yet gets its variable and no Dependency constraint.
+//! That problem is a relaxation of the whole one (it lacks constraints of unselected
+//! variables' dependencies and their candidates' variables). When its answer selects such a
+//! bundle, the lists of every such bundle are derived in one run of the rules
+//! ([`super::demand::dependencies`]) and the search runs again. When its answer selects
+//! none, every constraint of the whole problem that names a selected variable is in it, so
+//! the answer satisfies the whole problem; and since the search takes, dependency by
+//! dependency, the first candidate that some answer extends (docs/semantics.md §5.3), and a
+//! candidate no answer of the relaxation extends has no answer of the whole problem either,
+//! it is the answer the whole problem gives. `tests/derive_on_demand.rs` holds every answer
+//! against the whole program's.
+//!
+//! Only answers come from here: when the relaxation has none (or a budget runs out), the
+//! whole program is derived and solved, and the explanation words its proof.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashSet;
+
+use crate::catalog::{BundleId, PackageId};
+use crate::constraint::Cluster;
+use crate::request::Request;
+use crate::solver::{self, SolveOptions};
+
+use super::candidates::ListKind;
+use super::problem::{self, Subject};
+use super::{
+    Adjustments, Model, Outcome, Prepared, ResolveError, Universe, answer, check, check_channels,
+    demand, derive, reach, requirement_facts,
+};
+
+/// Below this many bundles in the packages a request can reach, the whole program is
+/// derived at once: the runs on demand and the searches between them cost more (the real
+/// catalogs' requests reach tens of bundles; the synthetic 1,000-bundle catalog already
+/// resolves faster on demand, `cargo bench --bench derive`).
+pub(super) const ON_DEMAND_FROM: usize = 500;
+
+/// What one resolution on demand derived: for the derivation benchmark.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Demand {
+    /// Searches run (one more than the runs of the rules on demand).
+    pub rounds: usize,
+    /// Bundles whose dependency lists were derived.
+    pub bundles: usize,
+}
+
+impl Prepared {
+    /// Resolves `request` deriving dependency lists on the search's demand (see the module
+    /// documentation). `Ok(None)` when no answer came out of it: the search proved there is
+    /// none, or a budget ran out; the caller then resolves with the whole program.
+    pub(super) fn resolve_on_demand(
+        &self,
+        request: Arc<Request>,
+        adjust: &Adjustments,
+        cluster: Option<&Cluster>,
+        options: &SolveOptions,
+        from: usize,
+        stats: &mut Demand,
+    ) -> Result<Option<(Universe, Outcome)>, ResolveError> {
+        let mut universe = Universe::new(self.set.clone(), &request)?;
+        universe.rules = adjust.rules.clone();
+        universe.notes = adjust.warnings.clone();
+        universe.cluster = cluster.cloned();
+        check_channels(&self.set, &self.orders, &request)?;
+        let facts = requirement_facts(&universe, &request);
+        let required: Vec<PackageId> = facts.iter().filter_map(|r| r.package).collect();
+        let matches = &self.constraint_matches(&universe, &required, adjust, options.deadline)?;
+        let reach = reach::reachable(&universe, &required, adjust, matches);
+        let reached: usize = reach.iter().map(|p| self.set.bundles_of(*p).len()).sum();
+        if reached < from {
+            // A small closure: one run of the whole program costs less than several runs.
+            let derived =
+                derive::run_over(&universe, &self.orders, &facts, adjust, matches, &reach);
+            let context = problem::Context {
+                injected: &adjust.required,
+                cluster,
+                matches,
+                derived_for: None,
+            };
+            let built = problem::build(&universe, &derived, &request, &context);
+            let model = Model {
+                universe,
+                request,
+                derived,
+                built,
+            };
+            let outcome = model.solve(&model.global_constraints(), options)?;
+            return Ok(Some((model.universe, outcome)));
+        }
+        let mut roots: FxHashSet<PackageId> = required.iter().copied().collect();
+        roots.extend(universe.installed.iter().map(|b| universe.package_of(*b)));
+        roots.extend(adjust.required.iter().map(|(b, _)| universe.package_of(*b)));
+        let mut derived =
+            derive::run_over(&universe, &self.orders, &facts, adjust, matches, &roots);
+        // Lists of the roots' bundles whose targets were not loaded: derived on demand.
+        derived.dependencies = Default::default();
+        let mut done: FxHashSet<BundleId> = FxHashSet::default();
+        let context = problem::Context {
+            injected: &adjust.required,
+            cluster,
+            matches,
+            derived_for: Some(&done),
+        };
+        let mut growing = problem::Growing::new(&universe, &derived, &request, &context);
+        loop {
+            stats.rounds += 1;
+            let built = &growing.built;
+            let mut whole = built.problem.clone();
+            for e in problem::global_constraints(&universe, built) {
+                whole.add(e.subject, e.constraint, e.label);
+            }
+            let Ok(sel) = solver::solve(&whole, options) else {
+                return Ok(None);
+            };
+            let frontier: FxHashSet<BundleId> = built.frontier.iter().copied().collect();
+            let wanted: Vec<BundleId> = sel
+                .iter()
+                .filter_map(|v| match built.subjects.get(v.index()) {
+                    Some(Subject::Bundle(b)) if frontier.contains(b) => Some(*b),
+                    _ => None,
+                })
+                .collect();
+            if wanted.is_empty() {
+                let a = answer::answer(&universe, &derived, built, &request, &sel);
+                debug_assert_eq!(
+                    check(&universe, &request, &a.bundles),
+                    Ok(()),
+                    "answer fails the checker"
+                );
+                return Ok(Some((universe, Outcome::Resolved(a))));
+            }
+            // The search most often takes a list's first candidate: those are derived too,
+            // level by level, before it runs again (a chain of dependencies costs one run of
+            // the rules per level, not one search per level).
+            let mut next = wanted;
+            while !next.is_empty() {
+                if options
+                    .deadline
+                    .is_some_and(|d| std::time::Instant::now() >= d)
+                {
+                    return Err(ResolveError::out_of_time());
+                }
+                let more = demand::dependencies(&universe, &self.orders, adjust, matches, &next);
+                derived.absorb(more, &self.orders);
+                stats.bundles += next.len();
+                done.extend(next.iter().copied());
+                next = first_candidates(&universe, &derived, &next, &done);
+            }
+            let context = problem::Context {
+                injected: &adjust.required,
+                cluster,
+                matches,
+                derived_for: Some(&done),
+            };
+            growing.grow(&universe, &derived, &context);
+        }
+    }
+}
+
+/// The most preferred candidate of each dependency of `bundles` whose lists are not derived.
+fn first_candidates(
+    u: &Universe,
+    d: &derive::Derived,
+    bundles: &[BundleId],
+    done: &FxHashSet<BundleId>,
+) -> Vec<BundleId> {
+    let mut out: Vec<BundleId> = Vec::new();
+    for &a in bundles {
+        let b = u.bundle(a);
+        let count = b.requires_packages.len()
+            + b.requires_gvks.len()
+            + b.requires_labels.len()
+            + b.requires_constraints.len();
+        for i in 0..count as u32 {
+            let Some(list) = d.dependencies.candidates.get(&(a, i)) else {
+                continue;
+            };
+            let mut list = list.clone();
+            super::candidates::order(u, d, ListKind::Dependency(a), &mut list);
+            out.extend(list.first().filter(|b| !done.contains(b)));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Derivation on demand against the whole program (tests, benchmarks).
+impl super::Resolver {
+    /// Derives the whole reached closure before every search, as before derivation on
+    /// demand: the oracle the on-demand path is held against.
+    #[doc(hidden)]
+    pub fn with_whole_program(mut self) -> Self {
+        self.whole_program = true;
+        self
+    }
+
+    /// Derives on demand from this many bundles reached (default `ON_DEMAND_FROM`, 500; 0
+    /// always derives on demand).
+    #[doc(hidden)]
+    pub fn with_on_demand_from(mut self, bundles: usize) -> Self {
+        self.on_demand_from = bundles;
+        self
+    }
+
+    /// Resolves `request` and says what was derived on demand (zero rounds when the whole
+    /// program was used).
+    #[doc(hidden)]
+    pub fn resolve_counting(
+        &self,
+        request: &Request,
+    ) -> (Result<(Universe, Outcome), ResolveError>, Demand) {
+        let mut stats = Demand::default();
+        let r = self.resolve_counted(request, &Adjustments::default(), &mut stats);
+        (r, stats)
+    }
+}
+
+impl super::Resolver {
+    /// Resolves `request` on demand with this resolver's budgets, and when that gives an
+    /// answer, with the whole program too: the answers must be equal, or the whole program
+    /// must give up (a budget). Returns whether two answers were compared, or the difference
+    /// in words. For the fuzz targets, whose resolvers carry a conflict budget (which keeps
+    /// [`super::Resolver::resolve`] on the whole program).
+    #[doc(hidden)]
+    pub fn check_resolve_on_demand(&self, request: &Request) -> Result<bool, String> {
+        let Ok((all, cluster)) = self.adjustments(request, &Adjustments::default(), None) else {
+            return Ok(false);
+        };
+        let request = Arc::new(request.clone());
+        let lazy = self.prepared.resolve_on_demand(
+            request.clone(),
+            &all,
+            cluster.as_ref(),
+            &self.options,
+            0,
+            &mut Demand::default(),
+        );
+        let Ok(Some((_, Outcome::Resolved(on_demand)))) = lazy else {
+            return Ok(false);
+        };
+        let model = self
+            .prepared
+            .derive_within(request, &all, cluster.as_ref(), None)
+            .map_err(|e| format!("the whole program fails where on demand resolves: {e}"))?;
+        let global = model.global_constraints();
+        match model.solve(&global, &self.options) {
+            Ok(Outcome::Resolved(whole)) => {
+                let (a, b) = (format!("{on_demand:?}"), format!("{whole:?}"));
+                if a == b {
+                    Ok(true)
+                } else {
+                    Err(format!("on demand {a}\nwhole program {b}"))
+                }
+            }
+            Ok(Outcome::Unsatisfiable(_)) => {
+                Err("on demand resolves, the whole program proves no answer exists".into())
+            }
+            Err(_) => Ok(false),
+        }
+    }
+}
