@@ -121,21 +121,8 @@ pub struct Preferences {
     pub preferred: rustc_hash::FxHashSet<BundleId>,
 }
 
-/// Runs the rules for one request, over every package it can reach.
-pub fn run<'a>(
-    u: &'a Universe,
-    orders: &'a ChannelOrders,
-    requirements: &[RequirementFacts<'a>],
-    adjust: &'a super::Adjustments,
-    matches: &super::ConstraintMatches,
-) -> Derived {
-    let required: Vec<PackageId> = requirements.iter().filter_map(|r| r.package).collect();
-    let reach = super::reach::reachable(u, &required, adjust, matches);
-    run_over(u, orders, requirements, adjust, matches, &reach)
-}
-
 /// Runs the rules for one request over the packages of `reach` only. With every package the
-/// request can reach this is the whole program ([`run`]); with the packages of the
+/// request can reach this is the whole program; with the packages of the
 /// requirements, installed and mandatory bundles only, the requirement lists, upgrade edges,
 /// exclusions and preference facts of those packages are complete, and the dependency lists
 /// are not (their targets are missing): derivation on demand keeps the former and derives

@@ -33,7 +33,7 @@ use super::candidates::ListKind;
 use super::problem::{self, Subject};
 use super::{
     Adjustments, Model, Outcome, Prepared, ResolveError, Universe, answer, check, check_channels,
-    demand, derive, reach, requirement_facts,
+    demand, derive, requirement_facts,
 };
 
 /// Below this many bundles in the packages a request can reach, the whole program is
@@ -71,13 +71,12 @@ impl Prepared {
         check_channels(&self.set, &self.orders, &request)?;
         let facts = requirement_facts(&universe, &request);
         let required: Vec<PackageId> = facts.iter().filter_map(|r| r.package).collect();
-        let matches = &self.constraint_matches(&universe, &required, adjust, options.deadline)?;
-        let reach = reach::reachable(&universe, &required, adjust, matches);
+        let (matches, reach) =
+            &self.constraint_matches(&universe, &required, adjust, options.deadline)?;
         let reached: usize = reach.iter().map(|p| self.set.bundles_of(*p).len()).sum();
         if reached < from {
             // A small closure: one run of the whole program costs less than several runs.
-            let derived =
-                derive::run_over(&universe, &self.orders, &facts, adjust, matches, &reach);
+            let derived = derive::run_over(&universe, &self.orders, &facts, adjust, matches, reach);
             let context = problem::Context {
                 injected: &adjust.required,
                 cluster,

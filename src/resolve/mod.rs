@@ -174,6 +174,7 @@ impl Prepared {
 
     /// The constraint matches of every bundle a request can reach, tested on first need and
     /// kept for later requests: reaching a bundle with constraints may reach more packages.
+    /// Also returns the packages the request reaches with those matches.
     /// Rules are evaluated under `deadline`: when it passes, nothing computed is kept and
     /// the time budget's [`ResolveError::GaveUp`] is returned.
     fn constraint_matches(
@@ -182,7 +183,13 @@ impl Prepared {
         required: &[crate::catalog::PackageId],
         adjust: &Adjustments,
         deadline: Option<std::time::Instant>,
-    ) -> Result<ConstraintMatches, ResolveError> {
+    ) -> Result<
+        (
+            ConstraintMatches,
+            rustc_hash::FxHashSet<crate::catalog::PackageId>,
+        ),
+        ResolveError,
+    > {
         let lock = || self.constraints.lock().unwrap_or_else(|e| e.into_inner());
         let mut snap = lock().0.clone();
         loop {
@@ -199,7 +206,7 @@ impl Prepared {
                 })
                 .collect();
             if missing.is_empty() {
-                return Ok(snap);
+                return Ok((snap, reach));
             }
             let mut guard = lock();
             let (cache, props) = &mut *guard;
@@ -243,8 +250,8 @@ impl Prepared {
         let facts = requirement_facts(&universe, &request);
         let required: Vec<crate::catalog::PackageId> =
             facts.iter().filter_map(|r| r.package).collect();
-        let matches = &self.constraint_matches(&universe, &required, adjust, deadline)?;
-        let derived = derive::run(&universe, &self.orders, &facts, adjust, matches);
+        let (matches, reach) = &self.constraint_matches(&universe, &required, adjust, deadline)?;
+        let derived = derive::run_over(&universe, &self.orders, &facts, adjust, matches, reach);
         let context = problem::Context {
             injected: &adjust.required,
             cluster,
@@ -280,10 +287,10 @@ impl Prepared {
         let required: Vec<crate::catalog::PackageId> =
             facts.iter().filter_map(|r| r.package).collect();
         // No deadline: the matches are always complete.
-        let matches = self
+        let (matches, reach) = self
             .constraint_matches(&universe, &required, adjust, None)
             .map_err(|e| e.to_string())?;
-        let full = derive::run(&universe, &self.orders, &facts, adjust, &matches);
+        let full = derive::run_over(&universe, &self.orders, &facts, adjust, &matches, &reach);
         let mut lists = 0;
         for &a in &full.reached {
             let lazy = demand::dependencies(&universe, &self.orders, adjust, &matches, &[a]);
