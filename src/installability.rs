@@ -146,7 +146,12 @@ fn check_one(resolver: &Resolver, b: BundleId, channel: String) -> Option<Row> {
             gave_up = true;
             (
                 false,
-                crate::solver::gave_up_line(conflicts, exhausted, proven),
+                crate::solver::GaveUpLine {
+                    conflicts,
+                    exhausted,
+                    proven,
+                }
+                .to_string(),
             )
         }
         Err(e) => (false, e.to_string()),

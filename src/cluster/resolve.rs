@@ -341,10 +341,17 @@ fn resolve_namespace(
             proven,
             partial,
         }) => NamespaceAnswer {
-            explanation: Some(words.gave_up(
-                &crate::solver::gave_up_line(conflicts, exhausted, proven),
-                &partial.to_string(),
-            )),
+            explanation: Some(
+                words.gave_up(
+                    &crate::solver::GaveUpLine {
+                        conflicts,
+                        exhausted,
+                        proven,
+                    }
+                    .to_string(),
+                    &partial.to_string(),
+                ),
+            ),
             warnings: words.notes(&notes, false),
             ..base(plan, Status::GaveUp)
         },

@@ -134,7 +134,7 @@ impl<'p> Words<'p> {
     }
 
     /// A search that ran out of budget: `line` says after how many conflicts and which
-    /// budget ([`crate::solver::gave_up_line`]).
+    /// budget ([`crate::solver::GaveUpLine`]).
     pub fn gave_up(&self, line: &str, partial: &str) -> String {
         format!("In namespace {}: {line}\n{partial}", self.ns())
     }

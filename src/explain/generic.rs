@@ -52,7 +52,11 @@ impl GenericFile {
                 selected: Vec::new(),
                 explanation: format!(
                     "{}\n{}",
-                    crate::solver::gave_up_line(conflicts, exhausted, proven),
+                    crate::solver::GaveUpLine {
+                        conflicts,
+                        exhausted,
+                        proven
+                    },
                     match partial {
                         Some(t) => explain_generic_partial(&t, self),
                         None if conflicts > 0 && !proven => {

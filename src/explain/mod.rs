@@ -69,6 +69,42 @@ pub const PARTIAL_TOO_LARGE: &str =
     "What deppy had proven when it stopped is too large to word within the budget.\n";
 
 /// A warning of an admin or cluster constraint, in one line.
+/// The budget in words: `the time budget`.
+impl std::fmt::Display for crate::solver::Exhausted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            crate::solver::Exhausted::Conflicts => "the conflict budget",
+            crate::solver::Exhausted::Time => "the time budget",
+            crate::solver::Exhausted::Memory => "the memory budget",
+        })
+    }
+}
+
+/// `gave up after 20 conflicts (the conflict budget)`, `gave up after 7 conflicts (the time
+/// budget ran out)`, or with `proven`, `(… ran out while it built the proof that no answer
+/// exists)`.
+impl std::fmt::Display for crate::solver::GaveUpLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::solver::Exhausted;
+        let conflicts = self.conflicts;
+        let plural = if conflicts == 1 { "" } else { "s" };
+        let budget = self.exhausted;
+        match (budget, self.proven) {
+            (Exhausted::Conflicts, _) => {
+                write!(f, "gave up after {conflicts} conflict{plural} ({budget})")
+            }
+            (_, false) => write!(
+                f,
+                "gave up after {conflicts} conflict{plural} ({budget} ran out)"
+            ),
+            (_, true) => write!(
+                f,
+                "gave up after {conflicts} conflict{plural} ({budget} ran out while it built the proof that no answer exists)"
+            ),
+        }
+    }
+}
+
 impl std::fmt::Display for crate::resolve::AdjustmentWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         use crate::resolve::AdjustmentWarning as W;

@@ -63,7 +63,7 @@ pub enum ResolveError {
     },
     /// A budget ran out: the solver's (conflicts, time, memory), or the time budget while
     /// rules were evaluated.
-    #[error("{}\n{partial}", crate::solver::gave_up_line(*conflicts, *exhausted, *proven))]
+    #[error("{}\n{partial}", crate::solver::GaveUpLine { conflicts: *conflicts, exhausted: *exhausted, proven: *proven })]
     GaveUp {
         /// Conflicts analysed.
         conflicts: u64,

@@ -63,31 +63,18 @@ pub enum Exhausted {
     Memory,
 }
 
-impl Exhausted {
-    /// The budget in words: `the time budget`.
-    pub fn words(self) -> &'static str {
-        match self {
-            Exhausted::Conflicts => "the conflict budget",
-            Exhausted::Time => "the time budget",
-            Exhausted::Memory => "the memory budget",
-        }
-    }
-}
-
-/// The first line of a search that gave up: `gave up after 20 conflicts (the conflict
-/// budget)`, `gave up after 7 conflicts (the time budget ran out)`; `proven` when the search
-/// had found that no answer exists but its proof did not fit the budget.
-pub fn gave_up_line(conflicts: u64, exhausted: Exhausted, proven: bool) -> String {
-    let plural = if conflicts == 1 { "" } else { "s" };
-    let why = match (exhausted, proven) {
-        (Exhausted::Conflicts, _) => exhausted.words().to_string(),
-        (_, false) => format!("{} ran out", exhausted.words()),
-        (_, true) => format!(
-            "{} ran out while it built the proof that no answer exists",
-            exhausted.words()
-        ),
-    };
-    format!("gave up after {conflicts} conflict{plural} ({why})")
+/// The first line of a search that gave up, as data: how many conflicts, which budget, and
+/// whether the search had proven that no answer exists when its proof did not fit. The
+/// reporter words it (`impl Display` in [`crate::explain`]): `gave up after 20 conflicts (the
+/// conflict budget)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GaveUpLine {
+    /// Conflicts analysed.
+    pub conflicts: u64,
+    /// Which budget ran out.
+    pub exhausted: Exhausted,
+    /// The search had proven that no answer exists, but its proof did not fit the budget.
+    pub proven: bool,
 }
 
 /// Why a solve produced no selection.
