@@ -32,8 +32,8 @@ use crate::solver::{self, SolveOptions};
 use super::candidates::ListKind;
 use super::problem::{self, Subject};
 use super::{
-    Adjustments, Model, Outcome, Prepared, ResolveError, Universe, answer, check, check_channels,
-    demand, derive, requirement_facts,
+    Adjustments, Outcome, Prepared, ResolveError, Universe, answer, check, check_channels, demand,
+    derive, requirement_facts,
 };
 
 /// Below this many bundles in the packages a request can reach, the whole program is
@@ -76,20 +76,7 @@ impl Prepared {
         let reached: usize = reach.iter().map(|p| self.set.bundles_of(*p).len()).sum();
         if reached < from {
             // A small closure: one run of the whole program costs less than several runs.
-            let derived = derive::run_over(&universe, &self.orders, &facts, adjust, matches, reach);
-            let context = problem::Context {
-                injected: &adjust.required,
-                cluster,
-                matches,
-                derived_for: None,
-            };
-            let built = problem::build(&universe, &derived, &request, &context);
-            let model = Model {
-                universe,
-                request,
-                derived,
-                built,
-            };
+            let model = self.whole_program(universe, request, adjust, cluster, matches, reach);
             let outcome = model.solve(&model.global_constraints(), options)?;
             return Ok(Some((model.universe, outcome)));
         }

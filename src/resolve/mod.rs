@@ -251,6 +251,21 @@ impl Prepared {
         let required: Vec<crate::catalog::PackageId> =
             facts.iter().filter_map(|r| r.package).collect();
         let (matches, reach) = &self.constraint_matches(&universe, &required, adjust, deadline)?;
+        Ok(self.whole_program(universe, request, adjust, cluster, matches, reach))
+    }
+
+    /// The whole program over the packages `reach` holds, then every candidate list as
+    /// solver variables with their Dependency constraints.
+    fn whole_program(
+        &self,
+        universe: Universe,
+        request: Arc<Request>,
+        adjust: &Adjustments,
+        cluster: Option<&Cluster>,
+        matches: &ConstraintMatches,
+        reach: &rustc_hash::FxHashSet<crate::catalog::PackageId>,
+    ) -> Model {
+        let facts = requirement_facts(&universe, &request);
         let derived = derive::run_over(&universe, &self.orders, &facts, adjust, matches, reach);
         let context = problem::Context {
             injected: &adjust.required,
@@ -259,12 +274,12 @@ impl Prepared {
             derived_for: None,
         };
         let built = problem::build(&universe, &derived, &request, &context);
-        Ok(Model {
+        Model {
             universe,
             request,
             derived,
             built,
-        })
+        }
     }
 }
 
