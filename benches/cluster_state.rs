@@ -17,8 +17,13 @@
 //!
 //! The target (issue 18) is whole ≤ 1.5 × (floor + resolve). Medians of RUNS runs.
 
+#[path = "support/timing.rs"]
+mod timing;
+
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use timing::time;
 
 use deppy::catalog::{CatalogSet, CatalogSource, ChannelGraph, LoadOptions};
 use deppy::cluster::{Binding, ClusterOptions, ClusterState, read_paths, resolve_cluster};
@@ -161,28 +166,8 @@ fn dump(root: &Path) -> Vec<(String, Value)> {
     lists
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
-}
-
-fn time<T>(f: impl FnMut() -> T) -> Duration {
-    let mut f = f;
-    median(
-        (0..RUNS)
-            .map(|_| {
-                let t = Instant::now();
-                let out = f();
-                let e = t.elapsed();
-                drop(out);
-                e
-            })
-            .collect(),
-    )
 }
 
 fn files(dir: &Path) -> Vec<PathBuf> {
@@ -247,13 +232,15 @@ fn main() {
     );
     for (form, dir, yaml) in [("json", &json_dir, false), ("yaml", &yaml_dir, true)] {
         let objects = floor(dir, yaml);
-        let floor_t = time(|| floor(dir, yaml));
-        let read_t = time(|| read_paths(std::slice::from_ref(dir)).expect("state"));
+        let floor_t = time(RUNS, || floor(dir, yaml));
+        let read_t = time(RUNS, || {
+            read_paths(std::slice::from_ref(dir)).expect("state")
+        });
         let state = ClusterState::from_dump(read_paths(std::slice::from_ref(dir)).expect("state"))
             .expect("state");
         let answer =
             resolve_cluster(&state, &bindings, &ClusterOptions::default()).expect("answer");
-        let resolve_t = time(|| {
+        let resolve_t = time(RUNS, || {
             resolve_cluster(&state, &bindings, &ClusterOptions::default()).expect("answer")
         });
         let mut args: Vec<String> = vec![
@@ -270,7 +257,7 @@ fn main() {
                 root.join(p).display()
             ));
         }
-        let whole_t = time(|| {
+        let whole_t = time(RUNS, || {
             let out = std::process::Command::new(bin)
                 .args(&args)
                 .output()

@@ -14,8 +14,13 @@
 //! - resolve: `resolve_cluster` of the read state with the bundle directories bound (the
 //!   catalog read, resolution and the checks).
 
+#[path = "support/timing.rs"]
+mod timing;
+
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use timing::time;
 
 use deppy::cluster::{Binding, ClusterOptions, ClusterState, read_paths, resolve_cluster};
 use deppy::crd::{CustomResource, compare, parse};
@@ -48,25 +53,6 @@ fn database(i: usize) -> Value {
         "status": {"phase": "Ready", "conditions": [{"type": "Ready", "status": "True"}]}})
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn time<T>(mut f: impl FnMut() -> T) -> Duration {
-    median(
-        (0..RUNS)
-            .map(|_| {
-                let t = Instant::now();
-                let out = f();
-                let e = t.elapsed();
-                drop(out);
-                e
-            })
-            .collect(),
-    )
-}
-
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -84,8 +70,10 @@ fn main() {
     std::fs::write(&file, &text).expect("write");
     let paths = [file.clone()];
 
-    let floor = time(|| serde_json::from_str::<Value>(&text).expect("JSON"));
-    let read = time(|| ClusterState::from_dump(read_paths(&paths).expect("read")).expect("state"));
+    let floor = time(RUNS, || serde_json::from_str::<Value>(&text).expect("JSON"));
+    let read = time(RUNS, || {
+        ClusterState::from_dump(read_paths(&paths).expect("read")).expect("state")
+    });
     let state = ClusterState::from_dump(read_paths(&paths).expect("read")).expect("state");
     let crs: Vec<_> = state.custom().filter(|c| c.kind == "Database").collect();
     assert_eq!(crs.len(), OBJECTS);
@@ -111,13 +99,15 @@ fn main() {
     let fail = compare(&old, &failing, &objects);
     assert!(pass.safe() && pass.problems.is_empty());
     assert!(!fail.safe());
-    let check_pass = time(|| compare(&old, &passing, &objects));
-    let check_fail = time(|| compare(&old, &failing, &objects));
+    let check_pass = time(RUNS, || compare(&old, &passing, &objects));
+    let check_fail = time(RUNS, || compare(&old, &failing, &objects));
     let binding = format!("olm/dbs={}", safe.join("bundles").display());
     let bindings = [Binding::parse(&binding).expect("binding")];
     let answer = resolve_cluster(&state, &bindings, &ClusterOptions::default()).expect("answer");
     assert!(answer.namespaces.iter().any(|n| !n.crd_checks.is_empty()));
-    let resolve = time(|| resolve_cluster(&state, &bindings, &ClusterOptions::default()));
+    let resolve = time(RUNS, || {
+        resolve_cluster(&state, &bindings, &ClusterOptions::default())
+    });
 
     println!(
         "CRD checks: {OBJECTS} custom resources in {NAMESPACES} namespaces, state JSON {:.1} MB; medians of {RUNS} runs",
