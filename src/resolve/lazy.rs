@@ -32,8 +32,8 @@ use crate::solver::{self, SolveOptions};
 use super::candidates::ListKind;
 use super::problem::{self, Subject};
 use super::{
-    Adjustments, Outcome, Prepared, ResolveError, Universe, answer, check, check_channels, demand,
-    derive, requirement_facts,
+    Adjustments, Outcome, Prepared, ResolveError, Universe, answer, check, demand, derive,
+    requirement_facts,
 };
 
 /// Below this many bundles in the packages a request can reach, the whole program is
@@ -64,13 +64,7 @@ impl Prepared {
         from: usize,
         stats: &mut Demand,
     ) -> Result<Option<(Universe, Outcome)>, ResolveError> {
-        let mut universe = Universe::new(self.set.clone(), &request)?;
-        universe.rules = adjust.rules.clone();
-        universe.notes = adjust.warnings.clone();
-        universe.cluster = cluster.cloned();
-        check_channels(&self.set, &self.orders, &request)?;
-        let facts = requirement_facts(&universe, &request);
-        let required: Vec<PackageId> = facts.iter().filter_map(|r| r.package).collect();
+        let (universe, required) = self.start(&request, adjust, cluster)?;
         let (matches, reach) =
             &self.constraint_matches(&universe, &required, adjust, options.deadline)?;
         let reached: usize = reach.iter().map(|p| self.set.bundles_of(*p).len()).sum();
@@ -83,6 +77,7 @@ impl Prepared {
         let mut roots: FxHashSet<PackageId> = required.iter().copied().collect();
         roots.extend(universe.installed.iter().map(|b| universe.package_of(*b)));
         roots.extend(adjust.required.iter().map(|(b, _)| universe.package_of(*b)));
+        let facts = requirement_facts(&universe, &request);
         let mut derived =
             derive::run_over(&universe, &self.orders, &facts, adjust, matches, &roots);
         // Lists of the roots' bundles whose targets were not loaded: derived on demand.

@@ -242,16 +242,29 @@ impl Prepared {
         cluster: Option<&Cluster>,
         deadline: Option<std::time::Instant>,
     ) -> Result<Model, ResolveError> {
-        let mut universe = Universe::new(self.set.clone(), &request)?;
+        let (universe, required) = self.start(&request, adjust, cluster)?;
+        let (matches, reach) = &self.constraint_matches(&universe, &required, adjust, deadline)?;
+        Ok(self.whole_program(universe, request, adjust, cluster, matches, reach))
+    }
+
+    /// The bundles a request sees, with the adjustments' rules and notes and the cluster,
+    /// after its channels are checked; and the packages its requirements name.
+    fn start(
+        &self,
+        request: &Request,
+        adjust: &Adjustments,
+        cluster: Option<&Cluster>,
+    ) -> Result<(Universe, Vec<crate::catalog::PackageId>), ResolveError> {
+        let mut universe = Universe::new(self.set.clone(), request)?;
         universe.rules = adjust.rules.clone();
         universe.notes = adjust.warnings.clone();
         universe.cluster = cluster.cloned();
-        check_channels(&self.set, &self.orders, &request)?;
-        let facts = requirement_facts(&universe, &request);
-        let required: Vec<crate::catalog::PackageId> =
-            facts.iter().filter_map(|r| r.package).collect();
-        let (matches, reach) = &self.constraint_matches(&universe, &required, adjust, deadline)?;
-        Ok(self.whole_program(universe, request, adjust, cluster, matches, reach))
+        check_channels(&self.set, &self.orders, request)?;
+        let required = requirement_facts(&universe, request)
+            .iter()
+            .filter_map(|r| r.package)
+            .collect();
+        Ok((universe, required))
     }
 
     /// The whole program over the packages `reach` holds, then every candidate list as
