@@ -11,7 +11,7 @@ mod real;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use deppy::catalog::{find_bundle_dirs, render_bundle_dirs};
+use deppy::advanced::catalog::{find_bundle_dirs, render_bundle_dirs};
 
 fn bytes_under(dir: &Path) -> u64 {
     let mut total = 0;

@@ -25,8 +25,10 @@ use std::time::Duration;
 
 use timing::time;
 
-use deppy::catalog::{CatalogSet, CatalogSource, ChannelGraph, LoadOptions};
-use deppy::cluster::{Binding, ClusterOptions, ClusterState, read_paths, resolve_cluster};
+use deppy::advanced::catalog::{CatalogSet, CatalogSource, ChannelGraph, LoadOptions};
+use deppy::advanced::cluster::{
+    Binding, ClusterOptions, ClusterState, read_paths, resolve_cluster,
+};
 use serde_json::{Value, json};
 
 const NAMESPACES: usize = 300;

@@ -8,7 +8,7 @@
 //!
 //! - floor: the state file parsed into one untyped value (`serde_json::Value`);
 //! - read: deppy reading the state (every custom resource kept whole);
-//! - check: `deppy::crd::compare` of the cluster's CRD with the new one, every object
+//! - check: `deppy::advanced::crd::compare` of the cluster's CRD with the new one, every object
 //!   against each version both serve: once with a schema every object passes
 //!   (crd-safe-upgrade's), once with one every object fails (crd-schema-rejects');
 //! - resolve: `resolve_cluster` of the read state with the bundle directories bound (the
@@ -22,8 +22,10 @@ use std::time::Duration;
 
 use timing::time;
 
-use deppy::cluster::{Binding, ClusterOptions, ClusterState, read_paths, resolve_cluster};
-use deppy::crd::{CustomResource, compare, parse};
+use deppy::advanced::cluster::{
+    Binding, ClusterOptions, ClusterState, read_paths, resolve_cluster,
+};
+use deppy::advanced::crd::{CustomResource, compare, parse};
 use serde_json::{Value, json};
 
 const OBJECTS: usize = 10_000;

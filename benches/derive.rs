@@ -20,8 +20,8 @@ mod synth;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
-use deppy::resolve::{Adjustments, Outcome, Prepared, Resolver};
+use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use deppy::advanced::resolve::{Adjustments, Outcome, Prepared, Resolver};
 use requests::{every_package, require, run_on};
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -127,7 +127,7 @@ fn main() {
         let (w, d) = (median(whole), median(demand));
         let whole_resolver = Resolver::new(set.clone()).with_whole_program();
         let mut stats = Default::default();
-        let time = |r: &Resolver, stats: &mut deppy::resolve::Demand| -> Vec<Duration> {
+        let time = |r: &Resolver, stats: &mut deppy::advanced::resolve::Demand| -> Vec<Duration> {
             (0..iters)
                 .map(|_| {
                     let t = Instant::now();

@@ -24,11 +24,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
-use deppy::installability::{Scope, check};
+use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use deppy::advanced::installability::{Scope, check};
+use deppy::advanced::request::{Request, Requirement};
+use deppy::advanced::resolve::Resolver;
 use deppy::pipeline::{Pipeline, PipelineConfig, Run, Sources};
-use deppy::request::{Request, Requirement};
-use deppy::resolve::Resolver;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 

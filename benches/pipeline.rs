@@ -10,10 +10,10 @@ mod real;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use deppy::catalog::CatalogSource;
+use deppy::advanced::catalog::CatalogSource;
+use deppy::advanced::request::{Request, Requirement};
 use deppy::pipeline::trace::TraceWriter;
 use deppy::pipeline::{Pipeline, PipelineConfig, Sources};
-use deppy::request::{Request, Requirement};
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();

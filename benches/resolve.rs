@@ -1,5 +1,5 @@
 //! Resolution benchmark: every package of the merged real catalogs resolved one request at a
-//! time (each answer held against `deppy::resolve::check`, the resolver's consistency check,
+//! time (each answer held against `deppy::advanced::resolve::check`, the resolver's consistency check,
 //! not an independent one), and synthetic catalogs of 1k, 10k and 100k bundles.
 //! Prints resolutions/s, p50/p99 per resolution and peak memory.
 //! Run: `cargo bench --bench resolve` (set DEPPY_BENCH_QUICK=1 for a short run).
@@ -13,8 +13,8 @@ mod synth;
 
 use std::time::Instant;
 
-use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
-use deppy::request::Request;
+use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use deppy::advanced::request::Request;
 use requests::{every_package, report, require, run};
 
 fn real_sources() -> Vec<CatalogSource> {

@@ -5,8 +5,7 @@
 
 use std::path::Path;
 
-use deppy::resolve::Outcome;
-use deppy::{CatalogSet, CatalogSource, Detail, LoadOptions, Request, Resolver};
+use deppy::{CatalogSet, CatalogSource, Detail, LoadOptions, Outcome, Request, Resolver};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let file = Path::new("tests/scenarios/deprecated-only-provider-etcd/request.yaml");

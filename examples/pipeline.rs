@@ -6,8 +6,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use deppy::resolve::Outcome;
-use deppy::{CatalogSource, Pipeline, PipelineConfig, Request, Requirement, Sources};
+use deppy::{CatalogSource, Outcome, Pipeline, PipelineConfig, Request, Requirement, Sources};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let text = std::fs::read_to_string("tests/pipeline/configs/filter.yaml")?;

@@ -155,7 +155,7 @@ pub fn longest_list(v: &Value) -> usize {
 
 fn semver_compare(a: cel::Value, b: cel::Value) -> Result<cel::Value, cel::ExecutionError> {
     let version = |v: &cel::Value| match v {
-        cel::Value::String(s) => deppy::version::Version::parse(s).ok(),
+        cel::Value::String(s) => deppy::advanced::version::Version::parse(s).ok(),
         _ => None,
     };
     match (version(&a), version(&b)) {

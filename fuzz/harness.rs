@@ -13,16 +13,16 @@
 
 use std::path::PathBuf;
 
-use deppy::catalog::{CatalogSet, CatalogSource, Gvk, LoadOptions, SourceFile};
-use deppy::constraint::{CandidateView, CelCache, Constraint, Limits, Predicate};
-use deppy::explain::{Detail, explain_failure};
-use deppy::generic::GenericFile;
-use deppy::range::VersionRange;
-use deppy::report::Report;
-use deppy::request::{Request, Requirement};
-use deppy::resolve::{Outcome, Resolver};
-use deppy::solver::{SolveError, SolveOptions, Var};
-use deppy::version::Version;
+use deppy::advanced::catalog::{CatalogSet, CatalogSource, Gvk, LoadOptions, SourceFile};
+use deppy::advanced::constraint::{CandidateView, CelCache, Constraint, Limits, Predicate};
+use deppy::advanced::explain::{Detail, explain_failure};
+use deppy::advanced::generic::GenericFile;
+use deppy::advanced::range::VersionRange;
+use deppy::advanced::report::Report;
+use deppy::advanced::request::{Request, Requirement};
+use deppy::advanced::resolve::{Outcome, Resolver};
+use deppy::advanced::solver::{SolveError, SolveOptions, Var};
+use deppy::advanced::version::Version;
 use serde_json::{Value, json};
 
 #[path = "cel_cost.rs"]
@@ -376,13 +376,17 @@ pub fn constraint(data: &[u8]) {
         if let (Ok(a), Ok(b)) = (&parsed, &decoded) {
             assert_eq!(a, b, "raw and decoded parses differ");
         }
-        if let Ok(deppy::constraint::AdminEntry::Constraint(a)) =
-            deppy::constraint::AdminEntry::from_value(&value, &limits, &mut CelCache::new())
+        if let Ok(deppy::advanced::constraint::AdminEntry::Constraint(a)) =
+            deppy::advanced::constraint::AdminEntry::from_value(
+                &value,
+                &limits,
+                &mut CelCache::new(),
+            )
         {
             exercise(&a.constraint);
         }
         if let Ok(cluster) =
-            deppy::constraint::Cluster::from_value(&value, &limits, &mut CelCache::new())
+            deppy::advanced::constraint::Cluster::from_value(&value, &limits, &mut CelCache::new())
         {
             let _ = cluster.provides();
             if let Ok(c) = &parsed {
@@ -582,7 +586,7 @@ pub fn generic(data: &[u8]) {
     // unsatisfiability proof is checked step by step.
     if problem.var_count() <= 16 {
         let valid = generic_model::valid_masks(&problem);
-        match deppy::solver::solve(&problem, &options) {
+        match deppy::advanced::solver::solve(&problem, &options) {
             Ok(_) => assert!(!valid.is_empty(), "solved, but no selection is valid"),
             Err(SolveError::Unsatisfiable(tree)) => {
                 assert!(valid.is_empty(), "unsatisfiable, but a selection is valid");

@@ -4,7 +4,7 @@
 
 use std::cell::Cell;
 
-use deppy::request::Request;
+use deppy::advanced::request::Request;
 use serde_json::Value;
 
 use super::checker;

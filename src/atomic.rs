@@ -20,7 +20,7 @@
 //! ```
 //! let dir = tempfile::tempdir()?;
 //! let out = dir.path().join("answer.json");
-//! deppy::atomic::write_atomic(&out, b"{}\n")?;
+//! deppy::advanced::atomic::write_atomic(&out, b"{}\n")?;
 //! assert_eq!(std::fs::read(&out)?, b"{}\n");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -8,6 +8,7 @@ use crate::explain::{Detail, explain_failure};
 use crate::progress::{Progress, Task, Tracker};
 use crate::request::{Request, Requirement};
 use crate::resolve::{Outcome, Resolver};
+use crate::solver::GaveUpLine;
 
 /// One checked bundle.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -22,14 +23,78 @@ pub struct Row {
     pub channel: String,
     /// Whether it can be installed alone on an empty cluster.
     pub installable: bool,
-    /// Why not, in one line (empty when installable).
-    pub reason: String,
+    /// Why not (worded in one line in JSON and text; empty when installable).
+    #[serde(serialize_with = "worded")]
+    pub reason: Verdict,
     /// Not checked: a budget ran out first (`reason` says which). Such a bundle is neither
     /// installable nor known not to be.
     #[serde(rename = "gaveUp", skip_serializing_if = "std::ops::Not::not")]
     pub gave_up: bool,
     /// False for a channel head that could not be checked (`reason` says why).
     pub checked: bool,
+}
+
+/// What the check of one bundle found, as data; `impl Display` words it in one line (nothing
+/// for an installable bundle).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// It installs alone on an empty cluster.
+    Installable,
+    /// No answer installs it: the most specific line of the explanation of the proof.
+    Unsatisfiable(String),
+    /// A budget ran out before the search finished.
+    GaveUp(GaveUpLine),
+    /// The resolution stopped with an error (its message).
+    Failed(String),
+    /// The head of a channel could not be checked.
+    Unchecked(Unchecked),
+}
+
+/// Why a channel's head could not be checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unchecked {
+    /// The channel's head names no bundle of the catalog.
+    HeadNamesNoBundle {
+        /// The channel.
+        channel: String,
+        /// The entry at its head.
+        head: String,
+    },
+    /// The channel has no entries.
+    NoEntries {
+        /// The channel.
+        channel: String,
+    },
+    /// The channel has no usable order (the loader's message).
+    NoOrder(String),
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Verdict::Installable => Ok(()),
+            Verdict::Unsatisfiable(line) | Verdict::Failed(line) => f.write_str(line),
+            Verdict::GaveUp(line) => write!(f, "{line}"),
+            Verdict::Unchecked(why) => {
+                f.write_str("cannot be checked: ")?;
+                match why {
+                    Unchecked::HeadNamesNoBundle { channel, head } => write!(
+                        f,
+                        "channel {channel:?}: its head {head:?} names no bundle of the catalog"
+                    ),
+                    Unchecked::NoEntries { channel } => {
+                        write!(f, "channel {channel:?} has no entries")
+                    }
+                    Unchecked::NoOrder(message) => f.write_str(message),
+                }
+            }
+        }
+    }
+}
+
+/// A verdict in JSON: its words (the `reason` key is a string).
+fn worded<S: serde::Serializer>(v: &Verdict, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(v)
 }
 
 /// What to check.
@@ -57,17 +122,19 @@ fn targets(set: &CatalogSet, scope: Scope) -> (Vec<(BundleId, String)>, Vec<Row>
                     }
                     None => (
                         e.name.clone(),
-                        format!(
-                            "channel {:?}: its head {:?} names no bundle of the catalog",
-                            ch.name, e.name
-                        ),
+                        Unchecked::HeadNamesNoBundle {
+                            channel: ch.name.clone(),
+                            head: e.name.clone(),
+                        },
                     ),
                 },
                 Ok(None) => (
                     String::new(),
-                    format!("channel {:?} has no entries", ch.name),
+                    Unchecked::NoEntries {
+                        channel: ch.name.clone(),
+                    },
                 ),
-                Err(e) => (String::new(), e.to_string()),
+                Err(e) => (String::new(), Unchecked::NoOrder(e.to_string())),
             };
             unchecked.push(Row {
                 package: set.package_name(p.id).to_string(),
@@ -78,7 +145,7 @@ fn targets(set: &CatalogSet, scope: Scope) -> (Vec<(BundleId, String)>, Vec<Row>
                     .unwrap_or_default(),
                 channel: ch.name.clone(),
                 installable: false,
-                reason: format!("cannot be checked: {reason}"),
+                reason: Verdict::Unchecked(reason),
                 gave_up: false,
                 checked: false,
             });
@@ -132,10 +199,15 @@ fn check_one(resolver: &Resolver, b: BundleId, channel: String) -> Option<Row> {
     };
     let mut gave_up = false;
     let (installable, reason) = match resolver.resolve(&request) {
-        Ok((_, Outcome::Resolved(_))) => (true, String::new()),
+        Ok((_, Outcome::Resolved(_))) => (true, Verdict::Installable),
         Ok((u, Outcome::Unsatisfiable(f))) => (
             false,
-            one_line(&explain_failure(&f, &u, &request, Detail::Summary)),
+            Verdict::Unsatisfiable(one_line(&explain_failure(
+                &f,
+                &u,
+                &request,
+                Detail::Summary,
+            ))),
         ),
         Err(crate::resolve::ResolveError::GaveUp {
             conflicts,
@@ -146,15 +218,14 @@ fn check_one(resolver: &Resolver, b: BundleId, channel: String) -> Option<Row> {
             gave_up = true;
             (
                 false,
-                crate::solver::GaveUpLine {
+                Verdict::GaveUp(GaveUpLine {
                     conflicts,
                     exhausted,
                     proven,
-                }
-                .to_string(),
+                }),
             )
         }
-        Err(e) => (false, e.to_string()),
+        Err(e) => (false, Verdict::Failed(e.to_string())),
     };
     Some(Row {
         package,
@@ -284,13 +355,13 @@ mod tests {
                 ("missing", "a.v2")
             );
             assert!(
-                unchecked[0].reason.contains("names no bundle"),
+                unchecked[0].reason.to_string().contains("names no bundle"),
                 "{}",
                 unchecked[0].reason
             );
             assert_eq!(unchecked[1].channel, "split");
             assert!(
-                unchecked[1].reason.contains("heads"),
+                unchecked[1].reason.to_string().contains("heads"),
                 "{}",
                 unchecked[1].reason
             );

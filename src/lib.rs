@@ -1,19 +1,25 @@
 //! deppy: an embeddable, explainable dependency resolver for Operator Lifecycle Manager (OLM)
 //! catalogs.
 //!
-//! Catalogs (File-Based Catalogs, JSON or YAML) and a [`request::Request`] go in; out comes the
-//! smallest preferred set of bundles that satisfies everything, with an action per package
-//! (install, upgrade, keep, no longer needed), or a [`resolve::Failure`]: a derivation tree
-//! whose leaves say, as data ([`resolve::reason::Reason`]), why no such set exists.
-//! [`explain`] words it.
+//! Catalogs (File-Based Catalogs, JSON or YAML, loaded into a [`CatalogSet`]) and a
+//! [`Request`] go in; a [`Resolver`] returns an [`Outcome`]: the smallest preferred set of
+//! bundles that satisfies everything, with an action per package (install, upgrade, keep, no
+//! longer needed), as an [`Answer`], or a [`Failure`]: a derivation tree whose leaves say, as
+//! data ([`advanced::resolve::reason::Reason`]), why no such set exists. [`explain_failure`]
+//! words it. A cluster's state (a `kubectl get -o yaml` dump or a must-gather tree) is read by
+//! [`read_paths`] and resolved per Subscription or ClusterExtension by [`resolve_cluster`].
 //!
-//! The stages: [`catalog`] loads and interns the catalogs; `rules/*.dl` (Datalog, compiled in
-//! by build.rs) derive candidates, exclusions, upgrade edges and preference facts;
-//! [`resolve`] orders candidates and builds a [`solver::Problem`]; [`solver`] (CDCL, with the
-//! breadth-first search order of the Deppy design) selects or proves failure.
-//! [`constraint`] is the `olm.constraint` language (CEL included) used by bundles, admin and
-//! cluster constraints. [`pipeline`] runs these stages as an observable, configurable,
-//! replayable DAG of nodes; `deppy resolve` is its default pipeline (see the example there).
+//! The stages: [`advanced::catalog`] loads and interns the catalogs; `rules/*.dl` (Datalog,
+//! compiled in by build.rs) derive candidates, exclusions, upgrade edges and preference facts;
+//! [`advanced::resolve`] orders candidates and builds an [`advanced::solver::Problem`];
+//! [`advanced::solver`] (CDCL, with the breadth-first search order of the Deppy design)
+//! selects or proves failure. [`advanced::constraint`] is the `olm.constraint` language (CEL
+//! included) used by bundles, admin and cluster constraints. [`pipeline`] runs these stages as
+//! an observable, configurable, replayable DAG of nodes; `deppy resolve` is its default
+//! pipeline (see the example there).
+//!
+//! The crate root holds the types most callers need; [`advanced`] holds the rest, one module
+//! per stage, and [`pipeline`] the pipeline.
 //!
 //! # Layers
 //!
@@ -27,15 +33,14 @@
 //! 3. solve: `solver`, `generic`, `resolve`, `resolve::problem`, `resolve::answer`, `resolve::check`
 //! 4. answer: `resolve::hints`, `resolve::plan`, `resolve::why`, `cluster::answer`, `cluster::v1::answer`
 //! 5. explain and report: `explain`, `report`, `graph`, `installability`, `pipeline`, `scenario`, `cluster::resolve`, `cluster::crd`, `cluster::v1::advice`, `cluster::v1::resolve`
-//! 6. CLI: `cli` (the `deppy` binary: `src/main.rs` and `src/cli/`, through the public API)
+//! 6. facade: `advanced` (the public re-exports of the modules above, for callers outside the crate)
+//! 7. CLI: `cli` (the `deppy` binary: `src/main.rs` and `src/cli/`, through the public API)
 //!
 //! # Example
 //!
 //! ```
 //! use std::path::PathBuf;
-//! use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
-//! use deppy::request::{Request, Requirement};
-//! use deppy::resolve::{Outcome, Resolver};
+//! use deppy::{CatalogSet, CatalogSource, LoadOptions, Outcome, Request, Requirement, Resolver};
 //!
 //! let source = CatalogSource { name: "odf".into(), path: PathBuf::from("catalogs/odf-dev"), priority: 0 };
 //! let set = CatalogSet::load(&[source], &LoadOptions::default())?;
@@ -50,7 +55,7 @@
 //!         assert!(answer.selected.iter().any(|s| s.package == "ocs-client-operator"));
 //!     }
 //!     Outcome::Unsatisfiable(failure) => {
-//!         let why = deppy::explain::explain_failure(failure, &universe, &request, Default::default());
+//!         let why = deppy::explain_failure(failure, &universe, &request, Default::default());
 //!         panic!("{why}");
 //!     }
 //! }
@@ -67,34 +72,35 @@
 
 // The few types most callers need, at the crate root (docs/library.md); the modules below hold
 // the rest.
-pub use catalog::{CatalogSet, CatalogSource, LoadOptions};
+pub use catalog::{CatalogSet, CatalogSource, LoadError, LoadOptions};
 pub use cluster::{
     Binding, ClusterAnswer, ClusterOptions, ClusterState, read_paths, resolve_cluster,
 };
 pub use explain::{Detail, explain_failure};
 pub use pipeline::{Pipeline, PipelineConfig, Sources};
 pub use request::{Request, Requirement};
-pub use resolve::{Answer, Failure, Outcome, Resolver};
+pub use resolve::{Answer, Failure, Outcome, ResolveError, Resolver, Universe};
 
-pub mod atomic;
-pub mod catalog;
-pub mod cluster;
-pub mod constraint;
-pub mod crd;
-pub mod explain;
-pub mod generic;
-pub mod graph;
+pub mod advanced;
+mod atomic;
+mod catalog;
+mod cluster;
+mod constraint;
+mod crd;
+mod explain;
+mod generic;
+mod graph;
 mod gvk;
-pub mod input;
-pub mod installability;
+mod input;
+mod installability;
 mod parallel;
 pub mod pipeline;
-pub mod progress;
-pub mod range;
-pub mod report;
-pub mod request;
-pub mod resolve;
-pub mod scenario;
-pub mod solver;
-pub mod version;
+mod progress;
+mod range;
+mod report;
+mod request;
+mod resolve;
+mod scenario;
+mod solver;
+mod version;
 mod yaml;

@@ -3,7 +3,7 @@
 //!
 //! ```
 //! use std::sync::Mutex;
-//! use deppy::progress::{Progress, Task};
+//! use deppy::advanced::progress::{Progress, Task};
 //!
 //! let seen = Mutex::new(Vec::new());
 //! let progress = |task: Task, done: u64, total: u64| {

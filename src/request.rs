@@ -143,7 +143,7 @@ pub enum RequestError {
         /// What is wrong alone: no file, location or source snippet.
         reason: String,
     },
-    /// The file could not be read: missing, too large, not UTF-8 (see [`crate::input`]).
+    /// The file could not be read: missing, too large, not UTF-8 (see [`crate::advanced::input`]).
     #[error(transparent)]
     Input(#[from] crate::input::InputError),
     /// A requirement string on the command line is malformed.

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use deppy::catalog::{Bundle, CatalogSet, CatalogSource, LoadOptions};
+use deppy::advanced::catalog::{Bundle, CatalogSet, CatalogSource, LoadOptions};
 use serde_json::Value;
 
 const DIRS: &str = "tests/bundle-dirs";
@@ -44,7 +44,7 @@ fn bundle<'a>(set: &'a CatalogSet, name: &str) -> &'a Bundle {
         .unwrap_or_else(|| panic!("no bundle {name}"))
 }
 
-fn gvks(set: &CatalogSet, ids: &[deppy::catalog::GvkId]) -> Vec<String> {
+fn gvks(set: &CatalogSet, ids: &[deppy::advanced::catalog::GvkId]) -> Vec<String> {
     let mut v: Vec<String> = ids
         .iter()
         .filter_map(|g| set.gvk(*g))

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use deppy::catalog::inspect::WarningKind;
-use deppy::catalog::{CatalogSet, CatalogSource, LoadError, LoadOptions, Warning};
+use deppy::advanced::catalog::inspect::WarningKind;
+use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadError, LoadOptions, Warning};
 
 /// Writes `files` (name, content) into a fresh directory and loads it as catalog `c`.
 fn load(files: &[(&str, &str)]) -> (tempfile::TempDir, Result<CatalogSet, LoadError>) {
@@ -415,7 +415,7 @@ fn deprecations_load_and_dangling_ones_are_reported() {
     let set = ok(&[("a.json", &text)]);
     assert_eq!(set.deprecations.len(), 3);
     assert_eq!(warnings_of(&set, WarningKind::InvalidDeprecation).len(), 1);
-    let report = deppy::catalog::inspect::validate(&set);
+    let report = deppy::advanced::catalog::inspect::validate(&set);
     assert!(!report.has_errors());
     let dangling: Vec<_> = report
         .findings

@@ -11,8 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
-use deppy::catalog::inspect::{inspect, validate};
-use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use deppy::advanced::catalog::inspect::{inspect, validate};
+use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadOptions};
 
 const SHIPPED: &[&str] = &[
     "odf-dev",
@@ -45,7 +45,7 @@ fn fingerprint(set: &CatalogSet) -> Vec<String> {
     set.bundles
         .iter()
         .map(|b| {
-            let gvks = |ids: &[deppy::catalog::GvkId]| -> Vec<String> {
+            let gvks = |ids: &[deppy::advanced::catalog::GvkId]| -> Vec<String> {
                 ids.iter()
                     .filter_map(|g| set.gvk(*g))
                     .map(|g| g.to_string())

@@ -254,10 +254,10 @@ fn installed_entries_as_docs_semantics_7_writes_them() {
 /// subset.
 #[test]
 fn pipeline_answers_pass_the_checker_with_their_configuration() {
-    use deppy::catalog::CatalogSource;
+    use deppy::advanced::catalog::CatalogSource;
+    use deppy::advanced::request::{Request, Requirement};
+    use deppy::advanced::resolve::Outcome;
     use deppy::pipeline::{Pipeline, PipelineConfig, Sources};
-    use deppy::request::{Request, Requirement};
-    use deppy::resolve::Outcome;
     use std::path::Path;
 
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pipeline");

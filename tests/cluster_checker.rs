@@ -14,8 +14,10 @@
 
 use std::path::{Path, PathBuf};
 
-use deppy::cluster::{NamespaceAnswer, NamespacePlan, Status, plan_cluster, resolve_cluster};
-use deppy::scenario;
+use deppy::advanced::cluster::{
+    NamespaceAnswer, NamespacePlan, Status, plan_cluster, resolve_cluster,
+};
+use deppy::advanced::scenario;
 use serde_json::Value;
 
 #[path = "support/checker/mod.rs"]

@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use deppy::scenario::{self, EXPECTED};
+use deppy::advanced::scenario::{self, EXPECTED};
 
 const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
 

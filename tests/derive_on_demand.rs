@@ -14,11 +14,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
-use deppy::explain::Detail;
-use deppy::report::Report;
-use deppy::request::{Request, Requirement};
-use deppy::resolve::{Adjustments, Prepared, Resolver};
+use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use deppy::advanced::explain::Detail;
+use deppy::advanced::report::Report;
+use deppy::advanced::request::{Request, Requirement};
+use deppy::advanced::resolve::{Adjustments, Prepared, Resolver};
 
 #[path = "../benches/support/synth.rs"]
 #[allow(dead_code)]

@@ -6,10 +6,10 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-use deppy::catalog::CatalogSource;
+use deppy::advanced::catalog::CatalogSource;
+use deppy::advanced::request::{Request, Requirement};
 use deppy::pipeline::trace::TraceWriter;
 use deppy::pipeline::{Pipeline, PipelineConfig, Sources};
-use deppy::request::{Request, Requirement};
 
 const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
 

@@ -7,11 +7,11 @@
 
 use std::path::{Path, PathBuf};
 
-use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
-use deppy::explain::Detail;
-use deppy::report::Report;
-use deppy::request::{InstalledBundle, Request, Requirement};
-use deppy::resolve::{Outcome, Resolver};
+use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use deppy::advanced::explain::Detail;
+use deppy::advanced::report::Report;
+use deppy::advanced::request::{InstalledBundle, Request, Requirement};
+use deppy::advanced::resolve::{Outcome, Resolver};
 use proptest::prelude::*;
 use serde_json::Value;
 

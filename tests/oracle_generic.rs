@@ -1,4 +1,4 @@
-//! Oracle property test of the generic solver (`deppy::solver`, docs/semantics.md §5 and §8) on
+//! Oracle property test of the generic solver (`deppy::advanced::solver`, docs/semantics.md §5 and §8) on
 //! random problems of up to 10 variables, against an oracle that shares no code with deppy:
 //!
 //! * every selection of the variables is tried (bit masks), so the oracle knows whether a
@@ -23,7 +23,7 @@
 //! 20 ways; `DEPPY_ORACLE_SEED` (default fixed) picks the stream. A failure prints the seed of
 //! its case: rerun it alone with `DEPPY_ORACLE_SEED=<seed> DEPPY_ORACLE_CASES=1`.
 
-use deppy::solver::{Constraint, Problem, SolveError, SolveOptions, Var};
+use deppy::advanced::solver::{Constraint, Problem, SolveError, SolveOptions, Var};
 
 #[path = "support/generic_model.rs"]
 mod generic_model;
@@ -74,7 +74,7 @@ fn problem(rng: &mut Rng) -> P {
 fn check_case(p: &P) -> Result<Option<Vec<Var>>, String> {
     let valid = valid_masks(p);
     let want = greedy(p, &valid);
-    match deppy::solver::solve(p, &SolveOptions::default()) {
+    match deppy::advanced::solver::solve(p, &SolveOptions::default()) {
         Ok(sel) => {
             let s = mask_of(&sel);
             if sel.len() != s.count_ones() as usize {
@@ -201,7 +201,7 @@ fn run(first: usize, count: usize, stride: usize) -> Tally {
             for k in 0..20 {
                 let (q, rename) = permuted(&p, &mut rng);
                 // The answer was checked above; the variant only has to give the same one.
-                let got = match deppy::solver::solve(&q, &SolveOptions::default()) {
+                let got = match deppy::advanced::solver::solve(&q, &SolveOptions::default()) {
                     Ok(mut sel) => {
                         sel.sort();
                         Some(sel)

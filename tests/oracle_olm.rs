@@ -31,11 +31,11 @@
 //! a failure prints the case seed (rerun it alone with `DEPPY_ORACLE_SEED=<seed>
 //! DEPPY_ORACLE_OLM_CASES=1`).
 
-use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions, SourceFile};
-use deppy::explain::Detail;
-use deppy::report::Report;
-use deppy::request::{InstalledBundle, Request, Requirement};
-use deppy::resolve::{Outcome, Resolver};
+use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadOptions, SourceFile};
+use deppy::advanced::explain::Detail;
+use deppy::advanced::report::Report;
+use deppy::advanced::request::{InstalledBundle, Request, Requirement};
+use deppy::advanced::resolve::{Outcome, Resolver};
 use serde_json::{Value, json};
 
 #[path = "support/checker/mod.rs"]

@@ -16,11 +16,11 @@
 //! `DEPPY_ORACLE_PREFERENCE_CASES` (default 1,500) and `DEPPY_ORACLE_SEED` as in
 //! oracle_generic.rs; a failure prints the case seed.
 
-use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions, SourceFile};
-use deppy::explain::Detail;
-use deppy::report::Report;
-use deppy::request::Request;
-use deppy::resolve::{Outcome, Resolver};
+use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadOptions, SourceFile};
+use deppy::advanced::explain::Detail;
+use deppy::advanced::report::Report;
+use deppy::advanced::request::Request;
+use deppy::advanced::resolve::{Outcome, Resolver};
 use serde_json::{Value, json};
 
 #[path = "support/checker/mod.rs"]

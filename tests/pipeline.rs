@@ -10,10 +10,10 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use deppy::catalog::CatalogSource;
+use deppy::advanced::catalog::CatalogSource;
+use deppy::advanced::request::{Request, Requirement};
+use deppy::advanced::resolve::Outcome;
 use deppy::pipeline::{Body, NodeState, Pipeline, PipelineConfig, Sources};
-use deppy::request::{Request, Requirement};
-use deppy::resolve::Outcome;
 
 const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
 const BIN: &str = env!("CARGO_BIN_EXE_deppy");

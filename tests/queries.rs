@@ -123,11 +123,13 @@ fn failure_graphs_show_the_bundles_the_explanation_names() {
         let report: serde_json::Value = serde_json::from_str(&json).expect("a JSON report");
         let explanation = report["explanation"].as_str().expect("an explanation");
         let (_, graph) = deppy(&["graph", &request]);
-        let parsed =
-            deppy::request::Request::from_file(Path::new(MANIFEST).join(&request).as_path())
-                .expect("the request");
-        let sources = deppy::scenario::catalog_sources(&parsed).expect("catalogs");
-        let set = deppy::catalog::CatalogSet::load(&sources, &Default::default()).expect("loads");
+        let parsed = deppy::advanced::request::Request::from_file(
+            Path::new(MANIFEST).join(&request).as_path(),
+        )
+        .expect("the request");
+        let sources = deppy::advanced::scenario::catalog_sources(&parsed).expect("catalogs");
+        let set = deppy::advanced::catalog::CatalogSet::load(&sources, &Default::default())
+            .expect("loads");
         let blamed: Vec<&str> = set
             .bundles
             .iter()

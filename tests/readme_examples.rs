@@ -1,8 +1,8 @@
 //! The examples the docs give for the constraint language (docs/constraints.md) and the
 //! request file (docs/cli.md) parse as documented.
 
-use deppy::constraint::{AdminEntry, CelCache, Constraint, Limits};
-use deppy::request::Request;
+use deppy::advanced::constraint::{AdminEntry, CelCache, Constraint, Limits};
+use deppy::advanced::request::Request;
 
 fn doc(name: &str) -> String {
     let path = format!("{}/docs/{name}", env!("CARGO_MANIFEST_DIR"));

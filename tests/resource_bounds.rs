@@ -18,12 +18,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use deppy::catalog::{CatalogSet, CatalogSource, LoadError, LoadOptions};
-use deppy::explain::Detail;
+use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadError, LoadOptions};
+use deppy::advanced::explain::Detail;
+use deppy::advanced::report::Report;
+use deppy::advanced::request::{Request, Requirement};
+use deppy::advanced::resolve::Outcome;
 use deppy::pipeline::{Pipeline, PipelineConfig, Sources};
-use deppy::report::Report;
-use deppy::request::{Request, Requirement};
-use deppy::resolve::Outcome;
 
 const BIN: &str = env!("CARGO_BIN_EXE_deppy");
 
@@ -166,22 +166,26 @@ fn deep_dependency_chain_resolves_without_recursion() {
             .expect("last bundle");
         let chain = model.why(&answer.bundles, last).expect("why");
         assert_eq!(chain.len(), CHAIN);
-        let why = deppy::explain::why::why(model, r.request(), last, &chain);
+        let why = deppy::advanced::explain::why::why(model, r.request(), last, &chain);
         assert!(matches!(
             model.why_not(&answer.bundles, last),
-            deppy::resolve::why::WhyNot::Selected
+            deppy::advanced::resolve::why::WhyNot::Selected
         ));
         // Against an empty selection: every constraint is looked at.
         assert!(!matches!(
             model.why_not(&[], last),
-            deppy::resolve::why::WhyNot::Selected
+            deppy::advanced::resolve::why::WhyNot::Selected
         ));
         let plan = model.plan(answer);
         assert_eq!(
             plan.first().map(|s| s.bundle.as_str()),
             Some(format!("p{}.v1.0.0", CHAIN - 1).as_str())
         );
-        let graph = deppy::graph::resolution(model, &r.outcome, deppy::graph::Syntax::Dot);
+        let graph = deppy::advanced::graph::resolution(
+            model,
+            &r.outcome,
+            deppy::advanced::graph::Syntax::Dot,
+        );
         (json.len(), text.len(), why.len(), graph.len())
     });
     let took = start.elapsed();
@@ -207,10 +211,10 @@ fn deep_dependency_chain_failure_is_explained_without_recursion() {
         let report = Report::of(&r, Detail::Full);
         let json = serde_json::to_string(&report).expect("json");
         assert!(json.len() > CHAIN * 50);
-        let graph = deppy::graph::resolution(
+        let graph = deppy::advanced::graph::resolution(
             &r.variables.model,
             &r.outcome,
-            deppy::graph::Syntax::Mermaid,
+            deppy::advanced::graph::Syntax::Mermaid,
         );
         assert!(graph.len() > CHAIN);
         report.to_text()
@@ -462,7 +466,7 @@ fn a_million_entry_channel_is_refused() {
     let start = Instant::now();
     let set = CatalogSet::load(&[source(&path)], &LoadOptions::default()).expect("at the limit");
     assert_eq!(set.packages[0].channels[0].entries.len(), 100_000);
-    let resolver = deppy::resolve::Resolver::new(set);
+    let resolver = deppy::advanced::resolve::Resolver::new(set);
     let request = Request {
         require: vec![Requirement::from_spec("big").expect("spec")],
         ..Request::default()

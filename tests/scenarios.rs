@@ -23,15 +23,15 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use deppy::catalog::{CatalogSet, LoadOptions};
-use deppy::explain::Detail;
+use deppy::advanced::catalog::{CatalogSet, LoadOptions};
+use deppy::advanced::explain::Detail;
+use deppy::advanced::report::Report;
+use deppy::advanced::request::Request;
+use deppy::advanced::resolve::Resolver;
+use deppy::advanced::resolve::hints::hints;
+use deppy::advanced::scenario::{self, Answer, EXPECTED};
 use deppy::pipeline::Pipeline;
 use deppy::pipeline::trace::Trace;
-use deppy::report::Report;
-use deppy::request::Request;
-use deppy::resolve::Resolver;
-use deppy::resolve::hints::hints;
-use deppy::scenario::{self, Answer, EXPECTED};
 
 #[path = "support/checker/mod.rs"]
 mod checker;

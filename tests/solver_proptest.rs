@@ -6,7 +6,7 @@
 //! checked step by step (each leaf implied by its constraint, each inner node a resolvent on
 //! an opposite-sign pivot, an empty root).
 
-use deppy::solver::{
+use deppy::advanced::solver::{
     Cause, Constraint, DerivationTree, Incompatibility, Problem, SolveError, SolveOptions, Term,
     Var, solve,
 };

@@ -6,10 +6,10 @@
 use std::process::Command;
 use std::sync::Mutex;
 
-use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
-use deppy::installability::{Scope, check, check_with_progress};
-use deppy::progress::Task;
-use deppy::resolve::Resolver;
+use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use deppy::advanced::installability::{Scope, check, check_with_progress};
+use deppy::advanced::progress::Task;
+use deppy::advanced::resolve::Resolver;
 
 fn odf() -> Vec<CatalogSource> {
     vec![CatalogSource {

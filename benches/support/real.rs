@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use deppy::catalog::CatalogSource;
+use deppy::advanced::catalog::CatalogSource;
 
 /// `../shared/catalogs` when present, else `catalogs/`.
 pub fn root() -> PathBuf {

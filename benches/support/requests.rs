@@ -1,14 +1,14 @@
 //! Resolving requests one at a time on a loaded catalog set, each answer held against
-//! `deppy::resolve::check` (the resolver's consistency check, which shares the resolver's
+//! `deppy::advanced::resolve::check` (the resolver's consistency check, which shares the resolver's
 //! reading of the catalogs); shared by the `resolve` and `load` benchmarks.
 
 #![allow(dead_code)] // each benchmark uses part of it
 
 use std::time::{Duration, Instant};
 
-use deppy::catalog::CatalogSet;
-use deppy::request::{Request, Requirement};
-use deppy::resolve::{Outcome, Resolver, check};
+use deppy::advanced::catalog::CatalogSet;
+use deppy::advanced::request::{Request, Requirement};
+use deppy::advanced::resolve::{Outcome, Resolver, check};
 
 pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]

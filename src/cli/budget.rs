@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use deppy::solver::SolveOptions;
+use deppy::advanced::solver::SolveOptions;
 
 /// When this run began: the time budget counts from here.
 static START: OnceLock<Instant> = OnceLock::new();

@@ -8,7 +8,9 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use super::{EXIT_FAILED, EXIT_OK, Format, output, report};
-use deppy::catalog::{CatalogSet, CatalogSource, find_bundle_dirs, inspect, render_bundle_dirs};
+use deppy::advanced::catalog::{
+    CatalogSet, CatalogSource, find_bundle_dirs, inspect, render_bundle_dirs,
+};
 
 /// Catalog subcommands.
 #[derive(Debug, Subcommand)]
@@ -120,7 +122,7 @@ pub(super) fn parse_source(arg: &str) -> anyhow::Result<CatalogSource> {
     };
     let name = match named {
         Some(n) => n.to_string(),
-        None if deppy::input::is_stdin(&path) => "stdin".to_string(),
+        None if deppy::advanced::input::is_stdin(&path) => "stdin".to_string(),
         None => catalog_name(&path)
             .filter(|s| !s.is_empty() && *s != "." && *s != "..")
             .map(str::to_string)

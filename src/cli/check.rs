@@ -6,10 +6,10 @@ use clap::Args;
 
 use std::collections::BTreeMap;
 
-use deppy::catalog::{CatalogSet, CatalogSource};
-use deppy::crd::{BundleCrds, EdgeProblem, check_edges};
-use deppy::installability::{Scope, check_with_progress, to_text};
-use deppy::resolve::Resolver;
+use deppy::advanced::catalog::{CatalogSet, CatalogSource};
+use deppy::advanced::crd::{BundleCrds, EdgeProblem, check_edges};
+use deppy::advanced::installability::{Scope, check_with_progress, to_text};
+use deppy::advanced::resolve::Resolver;
 
 use super::budget::Budget;
 use super::catalog::{load_sources, parse_source, render};
@@ -53,7 +53,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
             t.push_str(&format!("CRD upgrade problems ({}):\n", edges.len()));
         }
         for e in &edges {
-            t.push_str(&deppy::explain::crd::edge_line(e));
+            t.push_str(&deppy::advanced::explain::crd::edge_line(e));
             t.push('\n');
         }
         t
@@ -69,11 +69,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
 }
 
 /// The CRD problems of every upgrade edge of the catalogs that are bundle directories
-/// (`deppy::crd::edges`); a CRD manifest that cannot be read is an error naming its file.
+/// (`deppy::advanced::crd::edges`); a CRD manifest that cannot be read is an error naming its file.
 fn crd_edges(sources: &[CatalogSource], set: &CatalogSet) -> anyhow::Result<Vec<EdgeProblem>> {
     let mut out = Vec::new();
     for s in sources {
-        let Some(bundles) = deppy::catalog::bundle_manifests(&s.path)? else {
+        let Some(bundles) = deppy::advanced::catalog::bundle_manifests(&s.path)? else {
             continue;
         };
         let Some(catalog) = set.catalog_id(&s.name) else {
@@ -83,7 +83,7 @@ fn crd_edges(sources: &[CatalogSource], set: &CatalogSet) -> anyhow::Result<Vec<
         for b in bundles {
             let mut crds = BTreeMap::new();
             for (file, value) in &b.crds {
-                let crd = deppy::crd::parse(value)
+                let crd = deppy::advanced::crd::parse(value)
                     .map_err(|e| anyhow::anyhow!("{file}: CustomResourceDefinition: {e}"))?;
                 crds.insert(crd.name.clone(), crd);
             }

@@ -4,9 +4,11 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 
-use deppy::cluster::{Binding, ClusterOptions, ClusterState, StateError, Status, read_paths};
-use deppy::explain::Detail;
-use deppy::request::Request;
+use deppy::advanced::cluster::{
+    Binding, ClusterOptions, ClusterState, StateError, Status, read_paths,
+};
+use deppy::advanced::explain::Detail;
+use deppy::advanced::request::Request;
 
 use super::budget::Budget;
 use super::output::OutputFile;
@@ -76,7 +78,7 @@ fn policy(path: &Path) -> anyhow::Result<Request> {
 }
 
 /// Reads state files and directories, warning about entries it did not read.
-fn dump(paths: &[PathBuf]) -> Result<deppy::cluster::Dump, StateError> {
+fn dump(paths: &[PathBuf]) -> Result<deppy::advanced::cluster::Dump, StateError> {
     let dump = read_paths(paths)?;
     report::warnings(&dump.warnings);
     Ok(dump)
@@ -108,9 +110,9 @@ pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
             s.api_version, s.kind, s.name, s.source
         ));
     }
-    let answer = deppy::cluster::resolve_cluster(&state, &bindings, &opts)?;
+    let answer = deppy::advanced::cluster::resolve_cluster(&state, &bindings, &opts)?;
     let text = super::catalog::render(&answer, args.output, || {
-        deppy::explain::cluster::render(&answer)
+        deppy::advanced::explain::cluster::render(&answer)
     })?;
     args.file.emit(&text, args.output.content())?;
     Ok(match answer.status {

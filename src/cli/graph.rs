@@ -3,8 +3,8 @@
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 
-use deppy::catalog::CatalogSet;
-use deppy::graph::{Syntax, channels, resolution};
+use deppy::advanced::catalog::CatalogSet;
+use deppy::advanced::graph::{Syntax, channels, resolution};
 
 use super::EXIT_OK;
 use super::output::Content;

@@ -4,7 +4,7 @@
 //! - results on stdout, or in `--output-file` ([`output`]); a closed pipe ends them quietly;
 //! - `error: …`, `warning: …` and `note: …` on stderr ([`report`], [`diagnostic`]), `-q` for
 //!   errors only, `-v` for notes;
-//! - `-` for standard input wherever a file is read ([`deppy::input`]), every input within
+//! - `-` for standard input wherever a file is read ([`deppy::advanced::input`]), every input within
 //!   the size limit;
 //! - one table of exit codes ([`EXIT_CODES`]), shown by `deppy --help`;
 //! - a time and a memory budget on everything that resolves ([`budget`]).
@@ -97,8 +97,8 @@ pub struct Cli {
 static CACHE_DIR: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
 
 /// How this run loads catalogs (the catalog cache of `--cache-dir`).
-pub(crate) fn load_options() -> deppy::catalog::LoadOptions {
-    deppy::catalog::LoadOptions {
+pub(crate) fn load_options() -> deppy::advanced::catalog::LoadOptions {
+    deppy::advanced::catalog::LoadOptions {
         cache_dir: CACHE_DIR.get().cloned().flatten(),
         ..Default::default()
     }
@@ -212,7 +212,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
 pub fn exit_code_of(err: &anyhow::Error) -> u8 {
     let output = err.chain().any(|c| {
         c.downcast_ref::<output::OutputError>().is_some()
-            || c.downcast_ref::<deppy::atomic::WriteError>().is_some()
+            || c.downcast_ref::<deppy::advanced::atomic::WriteError>()
+                .is_some()
     });
     if output { EXIT_OUTPUT } else { EXIT_BAD_INPUT }
 }

@@ -1,5 +1,5 @@
 //! What deppy prints as its result: on stdout, or into `--output-file FILE` (see
-//! [`deppy::atomic`] for how each kind of destination is written).
+//! [`deppy::advanced::atomic`] for how each kind of destination is written).
 //!
 //! - Text meant for people ([`Content::Text`]) has its control characters escaped (see
 //!   [`super::report::escape`]); JSON and YAML are printed as their serializers wrote them.
@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
 
-use deppy::atomic::{WriteError, WriteOptions, write_output};
+use deppy::advanced::atomic::{WriteError, WriteOptions, write_output};
 
 use super::report::escape;
 
@@ -43,7 +43,7 @@ pub enum OutputError {
 
 /// A refused read-only destination's message, with how to replace it anyway.
 fn with_force_hint(message: String) -> String {
-    if message.ends_with(deppy::atomic::READ_ONLY) {
+    if message.ends_with(deppy::advanced::atomic::READ_ONLY) {
         format!("{message} (give --force to replace it)")
     } else {
         message
@@ -108,14 +108,16 @@ impl OutputFile {
     }
 }
 
-/// Writes `text` to `path` as [`deppy::atomic::Output`] decides (`-` is stdout).
+/// Writes `text` to `path` as [`deppy::advanced::atomic::Output`] decides (`-` is stdout).
 pub fn write_file(
     path: &Path,
     text: &str,
     content: Content,
     options: WriteOptions,
 ) -> Result<(), OutputError> {
-    if deppy::atomic::destination(path, options)? == deppy::atomic::Destination::Stdout {
+    if deppy::advanced::atomic::destination(path, options)?
+        == deppy::advanced::atomic::Destination::Stdout
+    {
         return print(text, content);
     }
     let text = match content {

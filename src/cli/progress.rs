@@ -1,4 +1,4 @@
-//! Progress bars on stderr (indicatif) for the library's [`deppy::progress::Progress`]
+//! Progress bars on stderr (indicatif) for the library's [`deppy::advanced::progress::Progress`]
 //! reports. A bar is drawn only when stderr is a terminal, and only once the work has taken
 //! [`DELAY`]: quick commands and piped output show nothing.
 
@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use deppy::progress::{Progress, Task};
+use deppy::advanced::progress::{Progress, Task};
 
 /// How long work runs before a bar appears.
 pub const DELAY: Duration = Duration::from_millis(300);

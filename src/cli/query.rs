@@ -4,11 +4,11 @@
 use anyhow::bail;
 use clap::Args;
 
-use deppy::catalog::BundleId;
-use deppy::explain::{Detail, explain_failure, why as words};
+use deppy::advanced::catalog::BundleId;
+use deppy::advanced::explain::{Detail, explain_failure, why as words};
+use deppy::advanced::resolve::why::WhyNot;
+use deppy::advanced::resolve::{Adjustments, Outcome, Resolver, Rule, RuleEffect, RuleOrigin};
 use deppy::pipeline::Resolution;
-use deppy::resolve::why::WhyNot;
-use deppy::resolve::{Adjustments, Outcome, Resolver, Rule};
 
 use super::output::{self, Content, line};
 use super::resolve::{RequestArgs, resolution_or_exit};
@@ -147,7 +147,7 @@ fn preferred_unselected(r: &Resolution, all: &[BundleId], sel: &[BundleId]) -> O
 /// cannot be.
 fn feasibility(
     r: &Resolution,
-    request: &deppy::request::Request,
+    request: &deppy::advanced::request::Request,
     target: BundleId,
     budget: &super::budget::Budget,
 ) -> anyhow::Result<(Option<Vec<String>>, Option<String>)> {
@@ -155,8 +155,8 @@ fn feasibility(
     let name = r.universe().bundle(target).name.clone();
     let adjust = Adjustments {
         rules: vec![Rule {
-            origin: "your question".into(),
-            description: format!("what if {name} were installed"),
+            origin: RuleOrigin::Question,
+            effect: RuleEffect::WhatIfInstalled(name),
         }],
         required: vec![(target, 0)],
         ..Adjustments::default()
@@ -197,7 +197,7 @@ pub fn plan(args: PlanArgs) -> anyhow::Result<u8> {
     match &r.outcome {
         Outcome::Resolved(a) => {
             let steps = r.variables.model.plan(a);
-            let text = || deppy::report::plan_to_text(&steps);
+            let text = || deppy::advanced::report::plan_to_text(&steps);
             args.out_file.emit(
                 &super::catalog::render(&steps, args.output, text)?,
                 args.output.content(),

@@ -6,15 +6,15 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::Args;
 
-use deppy::catalog::CatalogSource;
-use deppy::explain::Detail;
-use deppy::generic::{GenericError, GenericFile};
+use deppy::advanced::catalog::CatalogSource;
+use deppy::advanced::explain::Detail;
+use deppy::advanced::generic::{GenericError, GenericFile};
+use deppy::advanced::report::Report;
+use deppy::advanced::request::{Request, Requirement};
+use deppy::advanced::resolve::ResolveError;
+use deppy::advanced::resolve::hints::hints;
 use deppy::pipeline::trace::TraceWriter;
 use deppy::pipeline::{NodeError, Pipeline, PipelineConfig, Run, Sources};
-use deppy::report::Report;
-use deppy::request::{Request, Requirement};
-use deppy::resolve::ResolveError;
-use deppy::resolve::hints::hints;
 
 use super::budget::Budget;
 use super::catalog::{parse_source, render};
@@ -97,13 +97,13 @@ pub struct SolveArgs {
 /// Reads a YAML or JSON input file (`-`: standard input) within the size limit; a key given
 /// twice in a JSON object is an error, as in YAML.
 pub fn read_yaml_value(path: &Path, what: &str) -> anyhow::Result<(String, serde_json::Value)> {
-    let text = deppy::input::read_text(path)?;
+    let text = deppy::advanced::input::read_text(path)?;
     let value = if text.trim_start().starts_with('{') {
-        deppy::input::check_json_keys(&text)
+        deppy::advanced::input::check_json_keys(&text)
             .and_then(|()| serde_json::from_str(&text))
             .map_err(|e| json_syntax(path, &text, what, &e))?
     } else {
-        serde_saphyr::from_str_with_options(&text, deppy::input::yaml_options(text.len()))
+        serde_saphyr::from_str_with_options(&text, deppy::advanced::input::yaml_options(text.len()))
             .map_err(|e| diagnostic::yaml_syntax(path, &text, what, &e))?
     };
     Ok((text, value))
@@ -197,7 +197,7 @@ pub fn pipeline_from(path: Option<&Path>) -> anyhow::Result<Pipeline> {
 fn configured_pipeline(path: Option<&Path>) -> anyhow::Result<Pipeline> {
     let config = match path {
         Some(p) => {
-            let text = deppy::input::read_text(p)?;
+            let text = deppy::advanced::input::read_text(p)?;
             let config =
                 PipelineConfig::parse(&text).map_err(|e| diagnostic::config_error(p, &text, &e))?;
             return Pipeline::new(config)
@@ -319,7 +319,7 @@ pub fn resolve(args: ResolveArgs) -> anyhow::Result<u8> {
 
 /// Reads and parses a generic-model file; errors show the offending line.
 fn generic_file(path: &Path) -> anyhow::Result<GenericFile> {
-    let text = deppy::input::read_text(path)?;
+    let text = deppy::advanced::input::read_text(path)?;
     let name = path.display().to_string();
     GenericFile::parse(&text).map_err(|e| match &e {
         GenericError::Parse {

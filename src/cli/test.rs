@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use deppy::scenario::{EXPECTED, diff, find, run_dir};
+use deppy::advanced::scenario::{EXPECTED, diff, find, run_dir};
 
 use super::output::line;
 use super::{EXIT_FAILED, EXIT_OK};
@@ -40,13 +40,13 @@ pub fn run(args: TestArgs) -> anyhow::Result<u8> {
             continue;
         }
         let actual = run_dir(dir).render();
-        let expected = deppy::input::read_text(&file).ok();
+        let expected = deppy::advanced::input::read_text(&file).ok();
         if expected.as_deref() == Some(actual.as_str()) {
             line(format!("ok      {}", dir.display()))?;
             continue;
         }
         if args.update {
-            deppy::atomic::write_atomic(&file, actual.as_bytes())
+            deppy::advanced::atomic::write_atomic(&file, actual.as_bytes())
                 .map_err(super::output::OutputError::from)?;
             line(format!("updated {}", dir.display()))?;
             updated += 1;

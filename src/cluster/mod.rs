@@ -3,7 +3,7 @@
 //! Kubernetes names to map answers back (docs/semantics.md §9).
 //!
 //! ```no_run
-//! use deppy::cluster::{Binding, ClusterOptions, ClusterState, read_paths, resolve_cluster};
+//! use deppy::advanced::cluster::{Binding, ClusterOptions, ClusterState, read_paths, resolve_cluster};
 //!
 //! let state = ClusterState::from_dump(read_paths(&["must-gather/".into()])?)?;
 //! let bindings = [Binding::parse("olm/community=catalogs/community-v4.22")?];
@@ -11,7 +11,7 @@
 //! for ns in &answer.namespaces {
 //!     println!("{}: {:?}", ns.namespace, ns.status);
 //! }
-//! # Ok::<(), deppy::cluster::StateError>(())
+//! # Ok::<(), deppy::advanced::cluster::StateError>(())
 //! ```
 
 mod answer;

@@ -127,11 +127,73 @@ impl std::fmt::Display for crate::resolve::AdjustmentWarning {
             W::InstalledViolates {
                 bundle,
                 origin,
-                description,
+                effect,
             } => write!(
                 f,
-                "installed bundle {bundle} violates {origin} ({description}); installed bundles are exempt, so it is kept"
+                "installed bundle {bundle} violates {origin} ({effect}); installed bundles are exempt, so it is kept"
             ),
+        }
+    }
+}
+
+/// Where a rule comes from, e.g. `admin constraint constraints[0]`.
+impl std::fmt::Display for crate::resolve::RuleOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::resolve::RuleOrigin as O;
+        match self {
+            O::PipelineNode(node) => write!(f, "pipeline node {node}"),
+            O::AdminConstraint(i) => write!(f, "admin constraint constraints[{i}]"),
+            O::ClusterConstraint(i) => write!(f, "cluster constraint constraints[{i}]"),
+            O::Cluster => f.write_str("the cluster"),
+            O::Question => f.write_str("your question"),
+        }
+    }
+}
+
+/// What a rule does, e.g. `filter drops channel beta` or `"message": requires …`.
+impl std::fmt::Display for crate::resolve::RuleEffect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::resolve::{RuleEffect as E, StaticEffect as S};
+        let with = |f: &mut std::fmt::Formatter<'_>, message: &Option<String>| match message {
+            Some(m) => write!(f, "{m}: "),
+            None => Ok(()),
+        };
+        match self {
+            E::FilterDrops { selection } => write!(f, "filter drops {selection}"),
+            E::StaticVariable {
+                index,
+                action,
+                selection,
+            } => {
+                let verb = match action {
+                    S::Require => "requires",
+                    S::Prohibit => "prohibits",
+                    S::Prefer => "prefers",
+                };
+                write!(f, "static variable {index} {verb} {selection}")
+            }
+            E::Prohibits { target, message } => {
+                with(f, message)?;
+                write!(f, "prohibits {target}")
+            }
+            E::Requires {
+                constraint,
+                message,
+            } => {
+                with(f, message)?;
+                write!(f, "requires {constraint}")
+            }
+            E::ConflictsWith {
+                constraint,
+                message,
+            } => {
+                with(f, message)?;
+                write!(f, "conflicts with {constraint}")
+            }
+            E::ServesApi(api) => {
+                write!(f, "already serves API {api}, so no bundle may provide it")
+            }
+            E::WhatIfInstalled(bundle) => write!(f, "what if {bundle} were installed"),
         }
     }
 }

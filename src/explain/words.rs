@@ -213,7 +213,7 @@ impl Words<'_> {
     pub fn exclusion(&self, e: Exclusion) -> String {
         match e {
             Exclusion::Removed(i) => match self.u.rules.get(i as usize) {
-                Some(rule) => format!("removed by {} ({})", rule.origin, rule.description),
+                Some(rule) => format!("removed by {} ({})", rule.origin, rule.effect),
                 None => "removed before resolution".to_string(),
             },
             Exclusion::Deprecated => "deprecated (olm.deprecated)".to_string(),
@@ -378,7 +378,7 @@ impl Words<'_> {
                     "{} requires bundle {} ({})",
                     r.origin,
                     self.u.bundle(*bundle).name,
-                    r.description
+                    r.effect
                 ),
                 None => format!("bundle {} is required", self.u.bundle(*bundle).name),
             },

@@ -109,7 +109,10 @@ impl Data {
             Data::StaticVariables(v) => json!({ "variables": &**v }),
             Data::CatalogSet(s) => catalog_set_summary(s),
             Data::Adjustments(a) => json!({
-                "rules": a.rules,
+                "rules": a.rules.iter().map(|r| json!({
+                    "origin": r.origin.to_string(),
+                    "description": r.effect.to_string(),
+                })).collect::<Vec<_>>(),
                 "warnings": a.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
                 "removed": a.removed.len(),
                 "required": a.required.len(),

@@ -5,10 +5,10 @@
 //!
 //! ```
 //! use std::sync::{Arc, Mutex};
-//! use deppy::catalog::CatalogSource;
+//! use deppy::advanced::catalog::CatalogSource;
 //! use deppy::pipeline::{Pipeline, PipelineConfig, Sources};
-//! use deppy::request::{Request, Requirement};
-//! use deppy::resolve::Outcome;
+//! use deppy::advanced::request::{Request, Requirement};
+//! use deppy::advanced::resolve::Outcome;
 //!
 //! let mut pipeline = Pipeline::new(PipelineConfig::default_config())?;
 //! let seen = Arc::new(Mutex::new(Vec::new()));

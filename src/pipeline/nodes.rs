@@ -12,7 +12,8 @@ use crate::catalog::{CatalogSet, CatalogSource, FileCache, LoadOptions, SourceFi
 use crate::constraint::Cluster;
 use crate::request::Request;
 use crate::resolve::{
-    AdjustmentWarning, Adjustments, Prepared, Rule, admin_adjustments, cluster_adjustments,
+    AdjustmentWarning, Adjustments, Prepared, Rule, RuleEffect, RuleOrigin, StaticEffect,
+    admin_adjustments, cluster_adjustments,
 };
 use crate::solver::SolveOptions;
 
@@ -304,8 +305,10 @@ fn filter(node: &Node, inputs: &[Data]) -> Result<Vec<Data>, NodeError> {
     let set = catalog_set(inputs)?;
     let adjust = Adjustments {
         rules: vec![Rule {
-            origin: format!("pipeline node {}", node.name),
-            description: format!("filter drops {}", sel.describe()),
+            origin: RuleOrigin::PipelineNode(node.name.clone()),
+            effect: RuleEffect::FilterDrops {
+                selection: sel.describe(),
+            },
         }],
         removed: select(set, sel).into_iter().map(|b| (b, 0)).collect(),
         ..Adjustments::default()
@@ -325,14 +328,18 @@ fn statics(
         let chosen = select(set, &v.select);
         let what = v.select.describe();
         let rule = adjust.rules.len() as u32;
-        let verb = match v.action {
-            StaticAction::Require => "requires",
-            StaticAction::Prohibit => "prohibits",
-            StaticAction::Prefer => "prefers",
+        let action = match v.action {
+            StaticAction::Require => StaticEffect::Require,
+            StaticAction::Prohibit => StaticEffect::Prohibit,
+            StaticAction::Prefer => StaticEffect::Prefer,
         };
         adjust.rules.push(Rule {
-            origin: format!("pipeline node {node}"),
-            description: format!("static variable {i} {verb} {what}"),
+            origin: RuleOrigin::PipelineNode(node.to_string()),
+            effect: RuleEffect::StaticVariable {
+                index: i,
+                action,
+                selection: what.clone(),
+            },
         });
         match (v.action, chosen.as_slice()) {
             (StaticAction::Require, [one]) => adjust.required.push((*one, rule)),

@@ -86,7 +86,7 @@ impl TraceWriter {
     }
 
     /// As [`TraceWriter::attach`]; `options` says whether a read-only file may be replaced.
-    /// A device, a FIFO or `-` is written straight into (see [`crate::atomic`]).
+    /// A device, a FIFO or `-` is written straight into (see [`crate::advanced::atomic`]).
     pub fn attach_with(
         pipeline: &mut Pipeline,
         path: &Path,

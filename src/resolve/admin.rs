@@ -11,13 +11,84 @@ use crate::constraint::{
 use crate::request::InstalledBundle;
 
 /// A rule applied before resolution: a pipeline filter or static variable, an admin or a
-/// cluster constraint. Explanations name it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// cluster constraint. Explanations name it; `impl Display` of its parts (in
+/// [`crate::advanced::explain`]) words them.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rule {
-    /// Where it comes from, e.g. `pipeline node no-beta` or `constraints[0]`.
-    pub origin: String,
-    /// What it does, in words, e.g. `drops channel beta`.
-    pub description: String,
+    /// Where it comes from.
+    pub origin: RuleOrigin,
+    /// What it does.
+    pub effect: RuleEffect,
+}
+
+/// Where a [`Rule`] comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuleOrigin {
+    /// A pipeline node (a filter, or a node's static variables), by name.
+    PipelineNode(String),
+    /// The request's `constraints[i]`.
+    AdminConstraint(usize),
+    /// The cluster's runtime `constraints[i]`.
+    ClusterConstraint(usize),
+    /// The cluster itself (the APIs it serves).
+    Cluster,
+    /// A caller's question, e.g. "what if this bundle were installed".
+    Question,
+}
+
+/// What a [`Rule`] does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuleEffect {
+    /// A pipeline filter drops the bundles it selects.
+    FilterDrops {
+        /// What it selects, in the selector's own terms.
+        selection: String,
+    },
+    /// A pipeline node's static variable.
+    StaticVariable {
+        /// Index in the node's `variables`.
+        index: usize,
+        /// What it does with what it selects.
+        action: StaticEffect,
+        /// What it selects.
+        selection: String,
+    },
+    /// An admin `prohibit` entry.
+    Prohibits {
+        /// What it prohibits (a package, bundle, catalog or channel).
+        target: Prohibit,
+        /// Its `failureMessage`.
+        message: Option<String>,
+    },
+    /// An admin or cluster constraint every candidate must match.
+    Requires {
+        /// The constraint.
+        constraint: String,
+        /// Its `failureMessage`.
+        message: Option<String>,
+    },
+    /// An admin or cluster constraint no candidate may match.
+    ConflictsWith {
+        /// The constraint.
+        constraint: String,
+        /// Its `failureMessage`.
+        message: Option<String>,
+    },
+    /// The cluster already serves an API, so no bundle may provide it.
+    ServesApi(String),
+    /// A question that installs a bundle.
+    WhatIfInstalled(String),
+}
+
+/// What a pipeline's static variable does with the bundles it selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StaticEffect {
+    /// One must be selected.
+    Require,
+    /// None may be selected.
+    Prohibit,
+    /// They come first in every candidate list.
+    Prefer,
 }
 
 /// Changes to the candidates decided before derivation: removals, mandatory bundles and
@@ -38,13 +109,13 @@ pub struct Adjustments {
 
 /// A warning a rule raises (an admin or cluster constraint, a pipeline's static variable), as
 /// data; `impl Display` (in
-/// [`crate::explain`]) words it.
+/// [`crate::advanced::explain`]) words it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AdjustmentWarning {
     /// The rule could not be evaluated for a bundle, so it is false for that bundle.
     EvaluationError {
-        /// The rule, e.g. `admin constraint constraints[0]`.
-        origin: String,
+        /// The rule.
+        origin: RuleOrigin,
         /// The bundle.
         bundle: String,
         /// What failed.
@@ -53,7 +124,7 @@ pub enum AdjustmentWarning {
     /// More evaluation errors than those listed.
     MoreEvaluationErrors {
         /// The rule.
-        origin: String,
+        origin: RuleOrigin,
         /// How many more.
         count: usize,
     },
@@ -70,10 +141,10 @@ pub enum AdjustmentWarning {
     InstalledViolates {
         /// The installed bundle.
         bundle: String,
-        /// The rule.
-        origin: String,
-        /// What the rule does, as [`Rule::description`].
-        description: String,
+        /// Where the rule comes from.
+        origin: RuleOrigin,
+        /// What the rule does.
+        effect: RuleEffect,
     },
 }
 
@@ -94,15 +165,18 @@ impl Adjustments {
 /// Most evaluation errors reported per rule.
 const MAX_ERRORS: usize = 3;
 
-fn describe(c: &AdminConstraint) -> String {
-    let what = c.constraint.describe();
-    let text = match c.action {
-        ConstraintAction::Require => format!("requires {what}"),
-        ConstraintAction::Conflict => format!("conflicts with {what}"),
-    };
-    match &c.constraint.failure_message {
-        Some(m) => format!("{m}: {text}"),
-        None => text,
+fn effect(c: &AdminConstraint) -> RuleEffect {
+    let constraint = c.constraint.describe();
+    let message = c.constraint.failure_message.clone();
+    match c.action {
+        ConstraintAction::Require => RuleEffect::Requires {
+            constraint,
+            message,
+        },
+        ConstraintAction::Conflict => RuleEffect::ConflictsWith {
+            constraint,
+            message,
+        },
     }
 }
 
@@ -142,7 +216,7 @@ fn prohibited(set: &CatalogSet, p: &Prohibit) -> FxHashSet<BundleId> {
 /// Applies `constraints` (each with the rule origin for explanations) to every catalog bundle.
 fn apply(
     set: &CatalogSet,
-    entries: &[(String, AdminEntry)],
+    entries: &[(RuleOrigin, AdminEntry)],
     installed: &[InstalledBundle],
 ) -> Adjustments {
     let mut out = Adjustments::default();
@@ -159,15 +233,15 @@ fn apply(
     };
     for (origin, entry) in entries {
         let rule = out.rules.len() as u32;
-        let (description, removed, errors) = match entry {
+        let (effect, removed, errors) = match entry {
             AdminEntry::Prohibit {
                 target,
                 failure_message,
             } => {
-                let text = format!("prohibits {target}");
-                let d = failure_message
-                    .as_ref()
-                    .map_or(text.clone(), |m| format!("{m}: {text}"));
+                let d = RuleEffect::Prohibits {
+                    target: target.clone(),
+                    message: failure_message.clone(),
+                };
                 let mut r: Vec<BundleId> = prohibited(set, target).into_iter().collect();
                 r.sort();
                 (d, r, Vec::new())
@@ -186,7 +260,7 @@ fn apply(
                         removed.push(b.id);
                     }
                 }
-                (describe(c), removed, errors)
+                (effect(c), removed, errors)
             }
         };
         for (bundle, error) in errors.iter().take(MAX_ERRORS) {
@@ -216,13 +290,13 @@ fn apply(
                 out.warnings.push(AdjustmentWarning::InstalledViolates {
                     bundle: i.bundle.clone(),
                     origin: origin.clone(),
-                    description: description.clone(),
+                    effect: effect.clone(),
                 });
             }
         }
         out.rules.push(Rule {
             origin: origin.clone(),
-            description,
+            effect,
         });
         out.removed.extend(removed.into_iter().map(|b| (b, rule)));
     }
@@ -235,10 +309,10 @@ pub(crate) fn admin_adjustments(
     entries: &[AdminEntry],
     installed: &[InstalledBundle],
 ) -> Adjustments {
-    let named: Vec<(String, AdminEntry)> = entries
+    let named: Vec<(RuleOrigin, AdminEntry)> = entries
         .iter()
         .enumerate()
-        .map(|(i, e)| (format!("admin constraint constraints[{i}]"), e.clone()))
+        .map(|(i, e)| (RuleOrigin::AdminConstraint(i), e.clone()))
         .collect();
     apply(set, &named, installed)
 }
@@ -250,13 +324,13 @@ pub(crate) fn cluster_adjustments(
     cluster: &Cluster,
     installed: &[InstalledBundle],
 ) -> Adjustments {
-    let named: Vec<(String, AdminEntry)> = cluster
+    let named: Vec<(RuleOrigin, AdminEntry)> = cluster
         .constraints
         .iter()
         .enumerate()
         .map(|(i, c)| {
             (
-                format!("cluster constraint constraints[{i}]"),
+                RuleOrigin::ClusterConstraint(i),
                 AdminEntry::Constraint(c.clone()),
             )
         })
@@ -270,8 +344,8 @@ pub(crate) fn cluster_adjustments(
         }
         let rule = out.rules.len() as u32;
         out.rules.push(Rule {
-            origin: "the cluster".into(),
-            description: format!("already serves API {g}, so no bundle may provide it"),
+            origin: RuleOrigin::Cluster,
+            effect: RuleEffect::ServesApi(g.to_string()),
         });
         out.removed.extend(providers.iter().map(|b| (*b, rule)));
     }

@@ -16,7 +16,7 @@ use crate::request::{Request, Requirement};
 
 use super::universe::Universe;
 
-/// A rule a selection breaks, as data; `impl Display` (in [`crate::explain`]) words it.
+/// A rule a selection breaks, as data; `impl Display` (in [`crate::advanced::explain`]) words it.
 /// Bundles are named by bundle name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Violation {

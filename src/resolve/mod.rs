@@ -27,7 +27,7 @@ use crate::catalog::BundleId;
 use crate::constraint::Cluster;
 use crate::solver::{self, DerivationTree, Entry, Problem, SolveError, SolveOptions};
 
-pub use admin::{AdjustmentWarning, Adjustments, Rule};
+pub use admin::{AdjustmentWarning, Adjustments, Rule, RuleEffect, RuleOrigin, StaticEffect};
 pub(crate) use admin::{admin_adjustments, cluster_adjustments};
 pub use answer::{Action, Answer, Selected, Unneeded, Via};
 pub use candidates::{ListKind, Preference};
@@ -71,7 +71,7 @@ pub enum ResolveError {
         exhausted: crate::solver::Exhausted,
         /// The search had proven that no resolution exists, but its proof did not fit.
         proven: bool,
-        /// What the search had proven by then, as data; [`crate::explain`] words it (the
+        /// What the search had proven by then, as data; [`crate::advanced::explain`] words it (the
         /// error's text ends with those words).
         partial: Partial,
     },
@@ -95,7 +95,7 @@ impl ResolveError {
     }
 }
 
-/// What a search that gave up had proven, as data; `impl Display` (in [`crate::explain`])
+/// What a search that gave up had proven, as data; `impl Display` (in [`crate::advanced::explain`])
 /// words it.
 #[derive(Debug)]
 pub enum Partial {
@@ -494,7 +494,7 @@ impl Resolver {
     }
 
     /// Resolves one request. The returned universe words the outcome (see
-    /// [`crate::explain`]).
+    /// [`crate::advanced::explain`]).
     pub fn resolve(&self, request: &Request) -> Result<(Universe, Outcome), ResolveError> {
         self.resolve_adjusted(request, &Adjustments::default())
     }

@@ -1,4 +1,4 @@
-//! Why each solver constraint exists, as data. Wording lives in [`crate::explain`].
+//! Why each solver constraint exists, as data. Wording lives in [`crate::advanced::explain`].
 
 use crate::catalog::{BundleId, GvkId, PackageId};
 use crate::range::VersionRange;

@@ -2,7 +2,7 @@
 //! derivation trees, and answers that follow preference order (docs/semantics.md §5.3, §8).
 //!
 //! ```
-//! use deppy::solver::{Constraint, Problem, solve, SolveOptions};
+//! use deppy::advanced::solver::{Constraint, Problem, solve, SolveOptions};
 //! let mut p = Problem::new();
 //! let (a, x, y) = (p.add_var(), p.add_var(), p.add_var());
 //! p.add(a, Constraint::Mandatory, "you want a");
@@ -65,7 +65,7 @@ pub enum Exhausted {
 
 /// The first line of a search that gave up, as data: how many conflicts, which budget, and
 /// whether the search had proven that no answer exists when its proof did not fit. The
-/// reporter words it (`impl Display` in [`crate::explain`]): `gave up after 20 conflicts (the
+/// reporter words it (`impl Display` in [`crate::advanced::explain`]): `gave up after 20 conflicts (the
 /// conflict budget)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GaveUpLine {

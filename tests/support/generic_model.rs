@@ -1,5 +1,5 @@
 //! The generic solver model of docs/semantics.md §5 and §8, written over bit masks and
-//! sharing no code with `deppy::solver` beyond its data types: which selections satisfy the
+//! sharing no code with `deppy::advanced::solver` beyond its data types: which selections satisfy the
 //! constraints, the §5 breadth-first answer with perfect look-ahead, §5 justification, and a
 //! step-by-step check of an unsatisfiability proof. Used by `tests/oracle_generic.rs`,
 //! `tests/solver_proptest.rs` and the `generic` fuzz target.
@@ -7,7 +7,7 @@
 
 use std::fmt::Debug;
 
-use deppy::solver::{Cause, Constraint, DerivationTree, Problem, Term, Var};
+use deppy::advanced::solver::{Cause, Constraint, DerivationTree, Problem, Term, Var};
 
 pub fn bit(v: Var) -> u32 {
     1 << v.0

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use deppy::generic::{AtMostValue, GenericFile, RawConstraint, RawVariable};
+use deppy::advanced::generic::{AtMostValue, GenericFile, RawConstraint, RawVariable};
 use serde_json::json;
 
 use crate::model::{Dep, Model, VERSIONS, bid, pkg_of, ver_of, version_str};

@@ -7,10 +7,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use deppy::catalog::{CatalogSet, CatalogSource, LoadOptions};
-use deppy::request::{Request, Requirement};
-use deppy::resolve::{Outcome, Resolver};
-use deppy::solver::{SolveError, SolveOptions};
+use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use deppy::advanced::request::{Request, Requirement};
+use deppy::advanced::resolve::{Outcome, Resolver};
+use deppy::advanced::solver::{SolveError, SolveOptions};
 use serde_json::json;
 
 use crate::emit;
@@ -75,7 +75,7 @@ pub fn deppy_generic(m: &Model, repeats: usize) -> Run {
         let problem = file.problem().expect("generated model is well-formed");
         run.add("build", ms(t0));
         let t = Instant::now();
-        match deppy::solver::solve(&problem, &SolveOptions::default()) {
+        match deppy::advanced::solver::solve(&problem, &SolveOptions::default()) {
             Ok(sel) => {
                 run.add("solve", ms(t));
                 run.status = "sat";
@@ -89,7 +89,7 @@ pub fn deppy_generic(m: &Model, repeats: usize) -> Run {
             }
             Err(SolveError::Unsatisfiable(tree)) => {
                 let solved = ms(t);
-                let text = deppy::explain::explain_generic(&tree, &file, Default::default());
+                let text = deppy::advanced::explain::explain_generic(&tree, &file, Default::default());
                 run.add("solve", ms(t));
                 run.add("explain", ms(t) - solved);
                 run.status = "unsat";
@@ -155,7 +155,7 @@ pub fn deppy_resolve(m: &Model, dir: &Path, repeats: usize) -> Run {
                     .collect();
             }
             Ok((universe, Outcome::Unsatisfiable(failure))) => {
-                let text = deppy::explain::explain_failure(
+                let text = deppy::advanced::explain::explain_failure(
                     &failure,
                     &universe,
                     &request,

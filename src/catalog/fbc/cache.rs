@@ -8,7 +8,7 @@
 //! so a stale entry is never found. Each entry starts with a header line naming the format,
 //! its key and a BLAKE3 hash of the payload; an entry whose header, hash or payload does not
 //! check out is reported, ignored and rebuilt, never trusted. Entries are written through a
-//! temporary file and a rename ([`crate::atomic`]), so an interrupted run leaves no
+//! temporary file and a rename ([`crate::advanced::atomic`]), so an interrupted run leaves no
 //! half-written entry. The payload is the records in bincode (compact, not self-describing:
 //! typed serde both ways); raw JSON values (constraints, opaque properties) are carried as
 //! their text, because a binary format cannot carry serde_json's raw-value token.

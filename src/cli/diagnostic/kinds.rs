@@ -7,10 +7,10 @@ use std::fmt;
 use std::ops::Range;
 use std::path::Path;
 
-use deppy::catalog::{LoadError, locate};
-use deppy::cluster::StateError;
+use deppy::advanced::catalog::{LoadError, locate};
+use deppy::advanced::cluster::StateError;
+use deppy::advanced::request::RequestError;
 use deppy::pipeline::{ConfigError, Failure, NodeError, NodeState, PipelineConfig};
-use deppy::request::RequestError;
 
 use super::Diagnosed;
 
@@ -259,7 +259,7 @@ fn request_error(e: &RequestError) -> Diagnosed {
 /// The diagnostic for a YAML or JSON file (`what` it should be) that does not parse.
 pub fn yaml_syntax(file: &Path, text: &str, what: &str, e: &serde_saphyr::Error) -> Diagnosed {
     let name = file.display().to_string();
-    let reason = deppy::input::yaml_reason(e);
+    let reason = deppy::advanced::input::yaml_reason(e);
     let range = e.location().and_then(|l| {
         let line = usize::try_from(l.line()).ok()?;
         let column = usize::try_from(l.column()).ok()?;
@@ -281,7 +281,7 @@ pub fn config_error(file: &Path, text: &str, e: &ConfigError) -> Diagnosed {
     if let ConfigError::Syntax(_) = e
         && let Err(se) = serde_saphyr::from_str_with_options::<PipelineConfig>(
             text,
-            deppy::input::yaml_options(text.len()),
+            deppy::advanced::input::yaml_options(text.len()),
         )
     {
         return yaml_syntax(file, text, "a pipeline configuration", &se);
@@ -301,7 +301,7 @@ pub fn config_error(file: &Path, text: &str, e: &ConfigError) -> Diagnosed {
     };
     let config = serde_saphyr::from_str_with_options::<PipelineConfig>(
         text,
-        deppy::input::yaml_options(text.len()),
+        deppy::advanced::input::yaml_options(text.len()),
     )
     .ok();
     let field = node.and_then(|(name, sub)| {

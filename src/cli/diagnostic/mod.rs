@@ -99,7 +99,7 @@ impl Diagnosed {
         if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
             return self;
         }
-        match deppy::input::read_text(path) {
+        match deppy::advanced::input::read_text(path) {
             Ok(text) => {
                 let r = range(&text);
                 self.at(file, &text, r, label)
