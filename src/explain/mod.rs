@@ -194,6 +194,7 @@ impl std::fmt::Display for crate::resolve::RuleEffect {
                 write!(f, "already serves API {api}, so no bundle may provide it")
             }
             E::WhatIfInstalled(bundle) => write!(f, "what if {bundle} were installed"),
+            E::Custom(words) => f.write_str(words),
         }
     }
 }

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::custom::CustomNodeType;
 use super::kind::{DataKind, NodeType, Role};
 use super::params::Params;
 
@@ -109,6 +110,9 @@ pub enum ConfigError {
     /// No output consumer.
     #[error("pipeline has no `output` node; nothing would collect the answer")]
     NoOutput,
+    /// A caller's node type with the name of a built-in type, or of another caller's type.
+    #[error("node type {0:?}: the name is taken (by a built-in type or an earlier custom type)")]
+    TypeNameTaken(String),
 }
 
 /// A validated node: its config, type, parsed settings and output kind.
@@ -126,6 +130,50 @@ pub struct Node {
     pub outputs: Vec<usize>,
     /// What it emits.
     pub emits: Option<DataKind>,
+    /// The caller's definition, for a node of a [`CustomNodeType`] (`node_type` is then
+    /// [`NodeType::Custom`]).
+    pub custom: Option<CustomNodeType>,
+}
+
+impl Node {
+    /// The type's name, as written in the configuration.
+    pub fn type_name(&self) -> &str {
+        match &self.custom {
+            Some(c) => c.name(),
+            None => self.node_type.name(),
+        }
+    }
+
+    /// Producer, processor or consumer.
+    pub fn role(&self) -> Role {
+        match &self.custom {
+            Some(c) => c.role(),
+            None => self.node_type.role(),
+        }
+    }
+
+    /// Kinds it takes.
+    pub fn accepts(&self) -> &[DataKind] {
+        match &self.custom {
+            Some(c) => &c.accepts,
+            None => self.node_type.accepts(),
+        }
+    }
+
+    /// Kinds it cannot work without.
+    pub fn needs(&self) -> &[DataKind] {
+        match &self.custom {
+            Some(c) => &c.needs,
+            None => self.node_type.needs(),
+        }
+    }
+
+    fn emits_given(&self, inputs: &[DataKind]) -> Option<DataKind> {
+        match &self.custom {
+            Some(c) => Some(c.emits),
+            None => self.node_type.emits(inputs),
+        }
+    }
 }
 
 impl PipelineConfig {
@@ -198,33 +246,29 @@ impl PipelineConfig {
     }
 
     /// Validates the configuration and returns its nodes in run order.
+    pub fn validate(&self) -> Result<Vec<Node>, ConfigError> {
+        self.validate_with(&[])
+    }
+
+    /// As [`PipelineConfig::validate`], with the caller's node types usable as `type`.
     // Invariant for indexing: every index is a position in `nodes` (from enumerating it or
     // from `position` lookups that were checked), and `nodes` does not change length here.
     #[allow(clippy::indexing_slicing)]
-    pub fn validate(&self) -> Result<Vec<Node>, ConfigError> {
+    pub fn validate_with(&self, custom: &[CustomNodeType]) -> Result<Vec<Node>, ConfigError> {
+        for (i, c) in custom.iter().enumerate() {
+            if NodeType::parse(c.name()).is_some()
+                || custom[..i].iter().any(|o| o.name() == c.name())
+            {
+                return Err(ConfigError::TypeNameTaken(c.name().to_string()));
+            }
+        }
         let cfg = self.normalised();
         let mut nodes = Vec::with_capacity(cfg.nodes.len());
         for (i, n) in cfg.nodes.iter().enumerate() {
             if cfg.nodes[..i].iter().any(|o| o.name == n.name) {
                 return Err(ConfigError::DuplicateName(n.name.clone()));
             }
-            let t = NodeType::parse(&n.node_type).ok_or_else(|| ConfigError::UnknownType {
-                node: n.name.clone(),
-                node_type: n.node_type.clone(),
-                known: NodeType::ALL.map(NodeType::name).join(", "),
-            })?;
-            let params = Params::parse(t, &n.params).map_err(|message| ConfigError::Params {
-                node: n.name.clone(),
-                message,
-            })?;
-            nodes.push(Node {
-                name: n.name.clone(),
-                node_type: t,
-                params,
-                inputs: Vec::new(),
-                outputs: Vec::new(),
-                emits: None,
-            });
+            nodes.push(node(n, custom)?);
         }
         wire(&cfg, &mut nodes)?;
         let order = run_order(&nodes)?;
@@ -253,6 +297,38 @@ impl PipelineConfig {
     }
 }
 
+/// One node of the configuration, its type looked up among the built-in types and then the
+/// caller's.
+fn node(n: &NodeConfig, custom: &[CustomNodeType]) -> Result<Node, ConfigError> {
+    let own = custom.iter().find(|c| c.name() == n.node_type);
+    let t = match (NodeType::parse(&n.node_type), own) {
+        (Some(t), _) => t,
+        (None, Some(_)) => NodeType::Custom,
+        (None, None) => {
+            let mut known: Vec<&str> = NodeType::ALL.map(NodeType::name).to_vec();
+            known.extend(custom.iter().map(CustomNodeType::name));
+            return Err(ConfigError::UnknownType {
+                node: n.name.clone(),
+                node_type: n.node_type.clone(),
+                known: known.join(", "),
+            });
+        }
+    };
+    let params = Params::parse(t, &n.params).map_err(|message| ConfigError::Params {
+        node: n.name.clone(),
+        message,
+    })?;
+    Ok(Node {
+        name: n.name.clone(),
+        node_type: t,
+        params,
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        emits: None,
+        custom: own.filter(|_| t == NodeType::Custom).cloned(),
+    })
+}
+
 fn sorted(it: impl Iterator<Item = usize>) -> Vec<usize> {
     let mut v: Vec<usize> = it.collect();
     v.sort_unstable();
@@ -264,7 +340,7 @@ fn sorted(it: impl Iterator<Item = usize>) -> Vec<usize> {
 #[allow(clippy::indexing_slicing)]
 fn wire(cfg: &PipelineConfig, nodes: &mut [Node]) -> Result<(), ConfigError> {
     for (i, n) in cfg.nodes.iter().enumerate() {
-        let role = nodes[i].node_type.role();
+        let role = nodes[i].role();
         if role == Role::Producer && !n.inputs.is_empty() {
             return Err(ConfigError::ProducerWithInputs(n.name.clone()));
         }
@@ -285,7 +361,7 @@ fn wire(cfg: &PipelineConfig, nodes: &mut [Node]) -> Result<(), ConfigError> {
                     node: n.name.clone(),
                     input: input.clone(),
                 })?;
-            if nodes[j].node_type.role() == Role::Consumer {
+            if nodes[j].role() == Role::Consumer {
                 return Err(ConfigError::ConsumerAsInput {
                     node: n.name.clone(),
                     input: input.clone(),
@@ -328,7 +404,7 @@ fn check_kinds(nodes: &mut [Node], order: &[usize]) -> Result<(), ConfigError> {
         let mut got = Vec::new();
         for &j in &nodes[i].inputs {
             let kind = nodes[j].emits.unwrap_or(DataKind::Catalog);
-            let accepts = nodes[i].node_type.accepts();
+            let accepts = nodes[i].accepts();
             if !accepts.contains(&kind) {
                 return Err(ConfigError::Mismatch {
                     node: nodes[i].name.clone(),
@@ -343,7 +419,7 @@ fn check_kinds(nodes: &mut [Node], order: &[usize]) -> Result<(), ConfigError> {
             }
             got.push(kind);
         }
-        for kind in nodes[i].node_type.needs() {
+        for kind in nodes[i].needs() {
             if !got.contains(kind) {
                 return Err(ConfigError::Missing {
                     node: nodes[i].name.clone(),
@@ -357,7 +433,7 @@ fn check_kinds(nodes: &mut [Node], order: &[usize]) -> Result<(), ConfigError> {
                 message: "a mutate node takes inputs of one kind (catalog or catalog-set)".into(),
             });
         }
-        nodes[i].emits = nodes[i].node_type.emits(&got);
+        nodes[i].emits = nodes[i].emits_given(&got);
     }
     Ok(())
 }

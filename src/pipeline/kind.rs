@@ -100,6 +100,9 @@ pub enum NodeType {
     Solver,
     /// Consumer: collects the outcome as the pipeline's result.
     Output,
+    /// A type the caller added ([`super::CustomNodeType`]); the node carries its definition,
+    /// which says its role and kinds. Not in [`NodeType::ALL`].
+    Custom,
 }
 
 impl NodeType {
@@ -142,6 +145,7 @@ impl NodeType {
             NodeType::GlobalConstraints => "global-constraints",
             NodeType::Solver => "solver",
             NodeType::Output => "output",
+            NodeType::Custom => "custom",
         }
     }
 
@@ -222,7 +226,7 @@ impl NodeType {
             NodeType::Datalog => Some(K::Variables),
             NodeType::GlobalConstraints => Some(K::GlobalConstraints),
             NodeType::Solver => Some(K::Outcome),
-            NodeType::Output => None,
+            NodeType::Output | NodeType::Custom => None,
         }
     }
 }

@@ -32,6 +32,7 @@
 //! ```
 
 mod config;
+mod custom;
 mod data;
 mod event;
 mod kind;
@@ -45,6 +46,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use config::{ConfigError, Node, NodeConfig, PipelineConfig};
+pub use custom::{CustomNodeType, NodeContext, NodeFn};
 pub use data::{CatalogData, Data, InstalledData, OutcomeData, VariablesData};
 pub use event::{Body, Event, Header, NodeState};
 pub use kind::{DataKind, NodeType, Role};
@@ -79,6 +81,9 @@ pub enum NodeError {
     /// The node's inputs or settings do not fit the data.
     #[error("{0}")]
     Input(String),
+    /// A caller's node ([`CustomNodeType`]) failed, with its message.
+    #[error("{0}")]
+    Custom(String),
 }
 
 /// A failed execution: the node, its error, and every node's state.
@@ -148,7 +153,16 @@ pub struct Pipeline {
 impl Pipeline {
     /// Validates `config`.
     pub fn new(config: PipelineConfig) -> Result<Pipeline, ConfigError> {
-        let nodes = config.validate()?;
+        Pipeline::with_node_types(config, Vec::new())
+    }
+
+    /// Validates `config`, where a node's `type` may also name one of `types` (see
+    /// [`CustomNodeType`]; `examples/custom_node.rs`).
+    pub fn with_node_types(
+        config: PipelineConfig,
+        types: Vec<CustomNodeType>,
+    ) -> Result<Pipeline, ConfigError> {
+        let nodes = config.validate_with(&types)?;
         let caches = nodes.iter().map(|_| NodeCache::default()).collect();
         Ok(Pipeline {
             id: config.id(),
@@ -236,7 +250,7 @@ impl Pipeline {
             states[i] = NodeState::Active;
             let (creators, inputs): (Vec<String>, Vec<Data>) =
                 std::mem::take(&mut inbox[i]).into_iter().unzip();
-            let outputs = match (recorded, node.node_type.role()) {
+            let outputs = match (recorded, node.role()) {
                 (Some(rec), Role::Producer) => Ok(rec.get(&node.name).cloned().unwrap_or_default()),
                 _ => nodes::run(
                     node,

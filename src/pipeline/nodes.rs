@@ -84,7 +84,23 @@ pub(crate) fn run(
             .collect()),
         NodeType::Solver => solve(inputs, options),
         NodeType::Output => Ok(Vec::new()),
+        NodeType::Custom => custom(node, inputs),
     }
+}
+
+/// A caller's node: its function on its inputs and settings.
+fn custom(node: &Node, inputs: &[Data]) -> Result<Vec<Data>, NodeError> {
+    let (Some(t), Params::Custom(params)) = (&node.custom, &node.params) else {
+        return Err(NodeError::Input(format!(
+            "node {:?} has no definition of its custom type",
+            node.name
+        )));
+    };
+    let context = super::custom::NodeContext {
+        node: &node.name,
+        params,
+    };
+    t.call(&context, inputs).map_err(NodeError::Custom)
 }
 
 fn read(source: &CatalogSource) -> Result<Arc<CatalogData>, NodeError> {

@@ -136,6 +136,8 @@ pub enum Params {
     Filter(Selector),
     /// `mutate` node: one or more mutations, applied in order.
     Mutate(Vec<Mutation>),
+    /// A caller's node type: its settings as written, for its function to read.
+    Custom(BTreeMap<String, serde_json::Value>),
 }
 
 fn take<T: for<'de> Deserialize<'de>>(
@@ -168,6 +170,7 @@ impl Params {
         params: &BTreeMap<String, serde_json::Value>,
     ) -> Result<Params, String> {
         match t {
+            NodeType::Custom => Ok(Params::Custom(params.clone())),
             NodeType::Catalog => {
                 only(params, &["catalog"])?;
                 Ok(Params::Catalog(take(params, "catalog")?))

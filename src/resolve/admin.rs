@@ -78,6 +78,8 @@ pub enum RuleEffect {
     ServesApi(String),
     /// A question that installs a bundle.
     WhatIfInstalled(String),
+    /// A caller's own pipeline node, in its own words (e.g. `drops pre-release versions`).
+    Custom(String),
 }
 
 /// What a pipeline's static variable does with the bundles it selects.
