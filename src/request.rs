@@ -9,6 +9,23 @@ use crate::constraint::{AdminEntry, CelCache, Cluster as ClusterNode, Constraint
 use crate::range::VersionRange;
 
 /// A resolution request.
+///
+/// Built in code, or read from a request file (`Request::from_file`, the format of
+/// `deppy resolve --request`):
+///
+/// ```
+/// use deppy::{Request, Requirement};
+///
+/// let request = Request {
+///     require: vec![Requirement::from_spec("etcd/stable@>=0.9.0")?],
+///     ..Request::default()
+/// };
+/// assert_eq!(request.require[0].channel.as_deref(), Some("stable"));
+///
+/// let from_file = Request::from_file("tests/scenarios/deprecated-only-provider-etcd/request.yaml".as_ref())?;
+/// assert!(!from_file.require.is_empty());
+/// # Ok::<(), deppy::advanced::request::RequestError>(())
+/// ```
 #[derive(Clone, Debug, Default, Deserialize, serde::Serialize, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Request {
@@ -60,6 +77,15 @@ pub struct CatalogRef {
 }
 
 /// A required package.
+///
+/// ```
+/// use deppy::Requirement;
+///
+/// let r = Requirement::from_spec("vault/stable@<1.1.0")?;
+/// assert_eq!((r.package.as_str(), r.channel.as_deref()), ("vault", Some("stable")));
+/// assert!(Requirement::from_spec("vault@not-a-range").is_err());
+/// # Ok::<(), deppy::advanced::request::RequestError>(())
+/// ```
 #[derive(Clone, Debug, Default, Deserialize, serde::Serialize, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Requirement {

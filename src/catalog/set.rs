@@ -43,6 +43,15 @@ impl CatalogInfo {
 
 /// Every loaded catalog, merged. Ids are assigned in a canonical order (catalog, package
 /// name, bundle name), so the same inputs in any file or document order give the same ids.
+///
+/// ```
+/// use deppy::{CatalogSet, CatalogSource, LoadOptions};
+///
+/// let source = CatalogSource { name: "etcd".into(), path: "tests/pipeline/catalog".into(), priority: 0 };
+/// let set = CatalogSet::load(&[source], &LoadOptions::default())?;
+/// assert!(set.bundles.iter().any(|b| b.name == "etcd.v0.9.2"));
+/// # Ok::<(), deppy::LoadError>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct CatalogSet {
     /// Loaded catalogs, indexed by [`CatalogId`].

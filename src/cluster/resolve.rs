@@ -144,6 +144,18 @@ pub fn plan_cluster(
 }
 
 /// Resolves every namespace with a Subscription.
+///
+/// ```
+/// use std::path::PathBuf;
+/// use deppy::{Binding, ClusterOptions, ClusterState, read_paths, resolve_cluster};
+///
+/// let dump = read_paths(&[PathBuf::from("catalogs/cluster-example/cluster.yaml")])?;
+/// let state = ClusterState::from_dump(dump)?;
+/// let catalog = Binding::parse("openshift-marketplace/community-operators=catalogs/community-v4.22")?;
+/// let answer = resolve_cluster(&state, &[catalog], &ClusterOptions::default())?;
+/// assert!(answer.namespaces.iter().any(|ns| !ns.subscriptions.is_empty()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn resolve_cluster(
     state: &ClusterState,
     bindings: &[Binding],

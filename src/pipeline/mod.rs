@@ -139,6 +139,10 @@ pub struct Run {
 type Subscriber = Box<dyn FnMut(&Event) + Send>;
 
 /// A validated pipeline, ready to run many times.
+///
+/// The module documentation runs the default pipeline with a subscriber;
+/// `examples/pipeline.rs` runs a configuration read from a file and `examples/custom_node.rs`
+/// one with a node type written in Rust.
 pub struct Pipeline {
     config: PipelineConfig,
     id: String,

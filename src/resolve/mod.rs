@@ -127,6 +127,24 @@ impl std::fmt::Debug for PartialProof {
 }
 
 /// Why no answer exists: the proof, and what its variables stand for.
+///
+/// [`crate::explain_failure`] words it; the tree is data a caller can walk:
+///
+/// ```
+/// use deppy::{CatalogSet, CatalogSource, LoadOptions, Outcome, Request, Resolver, explain_failure};
+///
+/// let request = Request::from_file("tests/scenarios/deprecated-only-provider-etcd/request.yaml".as_ref())?;
+/// let sources: Vec<CatalogSource> = request.catalogs.iter().map(|c| CatalogSource {
+///     name: c.name.clone().unwrap_or_default(), path: c.path.clone(), priority: c.priority,
+/// }).collect();
+/// let resolver = Resolver::new(CatalogSet::load(&sources, &LoadOptions::default())?);
+/// let (universe, outcome) = resolver.resolve(&request)?;
+/// let Outcome::Unsatisfiable(failure) = outcome else { panic!("no answer exists") };
+/// assert!(!failure.tree.nodes.is_empty());
+/// let words = explain_failure(&failure, &universe, &request, Default::default());
+/// assert!(words.starts_with("No resolution exists."));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Failure {
     /// The derivation tree; terms name variables, see `subjects`.
@@ -462,6 +480,19 @@ impl Model {
 
 /// A catalog set prepared for many resolutions: the three stages (derive, global
 /// constraints, solve) in a row, as the default pipeline runs them.
+///
+/// ```
+/// use deppy::{Answer, CatalogSet, CatalogSource, LoadOptions, Outcome, Request, Requirement, Resolver};
+///
+/// let source = CatalogSource { name: "etcd".into(), path: "tests/pipeline/catalog".into(), priority: 0 };
+/// let resolver = Resolver::new(CatalogSet::load(&[source], &LoadOptions::default())?);
+/// let request = Request { require: vec![Requirement::from_spec("vault")?], ..Request::default() };
+/// let (_universe, outcome) = resolver.resolve(&request)?;
+/// let Outcome::Resolved(Answer { selected, .. }) = outcome else { panic!("vault resolves") };
+/// let bundles: Vec<&str> = selected.iter().map(|s| s.bundle.as_str()).collect();
+/// assert_eq!(bundles, ["etcd.v0.9.2", "vault.v1.1.0"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Resolver {
     prepared: Prepared,
     options: SolveOptions,
