@@ -9,7 +9,7 @@
 //! its key and a BLAKE3 hash of the payload; an entry whose header, hash or payload does not
 //! check out is reported, ignored and rebuilt, never trusted. Entries are written through a
 //! temporary file and a rename ([`crate::advanced::atomic`]), so an interrupted run leaves no
-//! half-written entry. The payload is the records in bincode (compact, not self-describing:
+//! half-written entry. The payload is the records in postcard (compact, not self-describing:
 //! typed serde both ways); raw JSON values (constraints, opaque properties) are carried as
 //! their text, because a binary format cannot carry serde_json's raw-value token.
 
@@ -21,8 +21,8 @@ use crate::catalog::error::LoadError;
 /// First word of an entry's header.
 const MAGIC: &str = "deppy-catalog-cache";
 /// Bumped whenever the records' shape or the payload encoding changes (1: JSON payload;
-/// 2: bincode).
-const FORMAT: u32 = 3;
+/// 2 and 3: bincode; 4: postcard).
+const FORMAT: u32 = 4;
 
 /// The key of a file's entry.
 fn key(file: &str, bytes: &[u8], keep_heavy: bool) -> blake3::Hash {
@@ -74,17 +74,11 @@ pub(crate) fn parse_cached(
     Ok(records)
 }
 
-/// The payload encoding: bincode with variable-length integers, reading no more than the
-/// payload holds (a length prefix cannot make it allocate more).
-fn codec(payload_len: usize) -> impl bincode::Options {
-    use bincode::Options;
-    bincode::DefaultOptions::new().with_limit(payload_len as u64)
-}
-
-/// An entry: the header line, then the payload.
-fn encode(key: &blake3::Hash, records: &Records) -> Result<Vec<u8>, bincode::Error> {
-    use bincode::Options;
-    let payload = bincode::DefaultOptions::new().serialize(records)?;
+/// An entry: the header line, then the payload (postcard: variable-length integers; a
+/// reader never takes more than the payload holds, and serde caps what a length prefix can
+/// make it allocate ahead).
+fn encode(key: &blake3::Hash, records: &Records) -> Result<Vec<u8>, postcard::Error> {
+    let payload = postcard::to_allocvec(records)?;
     let header = format!(
         "{MAGIC} {FORMAT} {} {} {}\n",
         key.to_hex(),
@@ -126,10 +120,11 @@ fn decode(entry: &[u8], key: &blake3::Hash) -> Result<Records, String> {
     if hash != blake3::hash(payload).to_hex().as_str() {
         return Err("payload hash does not match (corrupt)".to_string());
     }
-    use bincode::Options;
-    let records: Records = codec(payload.len())
-        .deserialize(payload)
+    let (records, rest): (Records, &[u8]) = postcard::take_from_bytes(payload)
         .map_err(|e| format!("payload does not decode: {e}"))?;
+    if !rest.is_empty() {
+        return Err(format!("{} bytes after the records", rest.len()));
+    }
     Ok(records)
 }
 
