@@ -8,8 +8,8 @@
 //! against the one that derives the whole reached closure first: the same report, byte for
 //! byte, for every package of the shipped catalogs and for requests over synthetic catalogs
 //! with deep dependency chains and shared APIs (`benches/support/synth.rs`). Every scenario
-//! folder compares the same resolver with the pipeline, which derives the whole program
-//! (`tests/scenarios.rs`).
+//! folder compares the same resolver with the pipeline (`tests/scenarios.rs`);
+//! `tests/pipeline_on_demand.rs` holds the pipeline on demand against the whole program.
 
 use std::path::Path;
 use std::sync::Arc;

@@ -184,6 +184,18 @@ fn each_validation_error_names_the_node() {
             ),
             "node \"m\": a mutate node takes inputs of one kind",
         ),
+        (
+            ok.replace("type: datalog,", "type: datalog, onDemandFrom: -1,"),
+            "node \"derive\": onDemandFrom: give a whole number of bundles",
+        ),
+        (
+            ok.replace("type: datalog,", "type: datalog, onDemandFrom: many,"),
+            "node \"derive\": onDemandFrom: give a whole number of bundles",
+        ),
+        (
+            ok.replace("type: datalog,", "type: datalog, onDemand: 0,"),
+            "node \"derive\": unknown setting `onDemand` (this type takes: onDemandFrom)",
+        ),
         ("nodes: 3".to_string(), "pipeline configuration:"),
     ];
     for (yaml, want) in cases {

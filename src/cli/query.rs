@@ -27,7 +27,7 @@ pub struct QueryArgs {
 /// The resolution, or the exit code of a run that gave up (what it proved is printed).
 fn resolve(args: &QueryArgs) -> anyhow::Result<Result<Resolution, u8>> {
     let sources = args.request.sources()?;
-    let mut pipeline = args.request.pipeline()?;
+    let mut pipeline = args.request.whole_program_pipeline()?;
     resolution_or_exit(pipeline.run(&sources))
 }
 

@@ -184,6 +184,24 @@ impl RequestArgs {
         pipeline.set_options(self.budget.options());
         Ok(pipeline)
     }
+
+    /// [`RequestArgs::pipeline`], but the default pipeline's `datalog` node derives the
+    /// whole program at any reach (`onDemandFrom` above it): `deppy why` and `why-not` read
+    /// the exclusions and lists of bundles an answer does not select.
+    pub fn whole_program_pipeline(&self) -> anyhow::Result<Pipeline> {
+        if self.pipeline.is_some() {
+            return self.pipeline();
+        }
+        let mut config = PipelineConfig::default_config();
+        for n in config.nodes.iter_mut().filter(|n| n.node_type == "datalog") {
+            n.params
+                .insert("onDemandFrom".into(), serde_json::Value::from(u64::MAX));
+        }
+        let mut pipeline = Pipeline::new(config).context("default pipeline")?;
+        pipeline.set_load_options(super::load_options());
+        pipeline.set_options(self.budget.options());
+        Ok(pipeline)
+    }
 }
 
 /// Loads and validates a pipeline configuration file (`-`: standard input), or takes the

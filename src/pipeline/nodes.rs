@@ -12,8 +12,8 @@ use crate::catalog::{CatalogSet, CatalogSource, FileCache, LoadOptions, SourceFi
 use crate::constraint::Cluster;
 use crate::request::Request;
 use crate::resolve::{
-    AdjustmentWarning, Adjustments, Prepared, Rule, RuleEffect, RuleOrigin, StaticEffect,
-    admin_adjustments, cluster_adjustments,
+    AdjustmentWarning, Adjustments, Demand, Model, ON_DEMAND_FROM, Prepared, ResolveError, Rule,
+    RuleEffect, RuleOrigin, StaticEffect, admin_adjustments, cluster_adjustments,
 };
 use crate::solver::SolveOptions;
 
@@ -78,7 +78,7 @@ pub(crate) fn run(
         NodeType::Filter => filter(node, inputs),
         NodeType::AdminConstraints => admin(inputs, options),
         NodeType::ClusterConstraints => runtime(inputs, options),
-        NodeType::Datalog => datalog(cache, inputs, creators, options),
+        NodeType::Datalog => datalog(node, cache, inputs, creators, options),
         NodeType::GlobalConstraints => Ok(variables(inputs)
             .map(|v| Data::GlobalConstraints(Arc::new(v.model.global_constraints())))
             .collect()),
@@ -380,6 +380,7 @@ fn statics(
 }
 
 fn datalog(
+    node: &Node,
     cache: &mut NodeCache,
     inputs: &[Data],
     creators: &[String],
@@ -426,14 +427,44 @@ fn datalog(
             "nothing to resolve: give --require PKG or a request file with require:".into(),
         ));
     }
-    let deadline = options.deadline_from(std::time::Instant::now());
-    let model = prepared
-        .derive_within(Arc::new(request), &adjust, cluster.as_ref(), deadline)
+    let model = derive(node, &prepared, request, &adjust, cluster.as_ref(), options)
         .map_err(|e| NodeError::Resolve(Box::new(e)))?;
     Ok(vec![Data::Variables(Arc::new(VariablesData {
         model,
         warnings,
     }))])
+}
+
+/// The `datalog` node's model: derived on the search's demand from `onDemandFrom` bundles
+/// reached (the closed relaxation's model, see [`Prepared::derive_on_demand_from`]), else,
+/// or when that gives no answer, by the whole program. As the library's resolver: never
+/// on demand under a conflict budget (a relaxation may spend a different number of
+/// conflicts than the whole problem).
+fn derive(
+    node: &Node,
+    prepared: &Prepared,
+    request: Request,
+    adjust: &Adjustments,
+    cluster: Option<&Cluster>,
+    options: &SolveOptions,
+) -> Result<Model, ResolveError> {
+    let request = Arc::new(request);
+    let mut options = options.clone();
+    options.deadline = options.deadline_from(std::time::Instant::now());
+    options.timeout = None;
+    if options.max_conflicts.is_some() {
+        return prepared.derive_within(request, adjust, cluster, options.deadline);
+    }
+    let from = match node.params {
+        Params::Datalog {
+            on_demand_from: Some(n),
+        } => n,
+        _ => ON_DEMAND_FROM,
+    };
+    let mut stats = Demand::default();
+    let derived =
+        prepared.derive_on_demand_from(request, adjust, cluster, &options, from, &mut stats)?;
+    Ok(derived.into_model())
 }
 
 /// Static variables with the node that produced them (recorded in the data itself).

@@ -138,6 +138,12 @@ pub enum Params {
     Mutate(Vec<Mutation>),
     /// A caller's node type: its settings as written, for its function to read.
     Custom(BTreeMap<String, serde_json::Value>),
+    /// `datalog` node.
+    Datalog {
+        /// `onDemandFrom`: derive dependency lists on the search's demand when the request
+        /// reaches at least this many bundles (0: always); `None`, the default (500).
+        on_demand_from: Option<usize>,
+    },
 }
 
 fn take<T: for<'de> Deserialize<'de>>(
@@ -161,6 +167,15 @@ fn only(params: &BTreeMap<String, serde_json::Value>, allowed: &[&str]) -> Resul
         )),
         None => Ok(()),
     }
+}
+
+/// A number of bundles: a whole number, 0 or more.
+fn bundles(v: &serde_json::Value) -> Result<usize, String> {
+    v.as_u64()
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| {
+            format!("onDemandFrom: give a whole number of bundles, 0 or more (0: always derive on demand), not {v}")
+        })
 }
 
 impl Params {
@@ -200,6 +215,11 @@ impl Params {
                     return Err("mutations: give at least one".into());
                 }
                 Ok(Params::Mutate(m))
+            }
+            NodeType::Datalog => {
+                only(params, &["onDemandFrom"])?;
+                let on_demand_from = params.get("onDemandFrom").map(bundles).transpose()?;
+                Ok(Params::Datalog { on_demand_from })
             }
             _ => {
                 only(params, &[])?;

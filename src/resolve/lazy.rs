@@ -19,6 +19,11 @@
 //!
 //! Only answers come from here: when the relaxation has none (or a budget runs out), the
 //! whole program is derived and solved, and the explanation words its proof.
+//!
+//! [`Prepared::derive_on_demand_from`] runs the rounds for both the library's resolver and
+//! the pipeline's `datalog` node: it returns the last round's problem as a model (the closed
+//! relaxation, whose answer selects no bundle without derived lists) or the whole program's
+//! model. The node emits that model and the `solver` node solves it again.
 
 use std::sync::Arc;
 
@@ -27,12 +32,12 @@ use rustc_hash::FxHashSet;
 use crate::catalog::{BundleId, PackageId};
 use crate::constraint::Cluster;
 use crate::request::Request;
-use crate::solver::{self, SolveOptions};
+use crate::solver::{self, SolveOptions, Var};
 
 use super::candidates::ListKind;
 use super::problem::{self, Subject};
 use super::{
-    Adjustments, Outcome, Prepared, ResolveError, Universe, answer, check, demand, derive,
+    Adjustments, Model, Outcome, Prepared, ResolveError, Universe, demand, derive,
     requirement_facts,
 };
 
@@ -40,7 +45,7 @@ use super::{
 /// derived at once: the runs on demand and the searches between them cost more (the real
 /// catalogs' requests reach tens of bundles; the synthetic 1,000-bundle catalog already
 /// resolves faster on demand, `cargo bench --bench derive`).
-pub(super) const ON_DEMAND_FROM: usize = 500;
+pub(crate) const ON_DEMAND_FROM: usize = 500;
 
 /// What one resolution on demand derived: for the derivation benchmark.
 #[derive(Clone, Copy, Debug, Default)]
@@ -51,11 +56,35 @@ pub struct Demand {
     pub bundles: usize,
 }
 
+/// What a derivation that may run on demand gives.
+pub enum Derivation {
+    /// The whole program's model: the request reached fewer bundles than the threshold, or
+    /// the rounds on demand gave no answer (the search proved there is none, or a budget
+    /// ran out), so a failure is worded from the whole program's proof.
+    Whole(Model),
+    /// The closed relaxation: the model of the last round's problem, whose answer (the
+    /// selection given) selects no bundle whose lists are not derived, and is therefore the
+    /// whole problem's answer (see the module documentation). Its variables are those of
+    /// the derived bundles' lists only.
+    Closed(Model, Vec<Var>),
+}
+
+impl Derivation {
+    /// The model, whichever it is.
+    pub fn into_model(self) -> Model {
+        match self {
+            Derivation::Whole(m) | Derivation::Closed(m, _) => m,
+        }
+    }
+}
+
 impl Prepared {
-    /// Resolves `request` deriving dependency lists on the search's demand (see the module
-    /// documentation). `Ok(None)` when no answer came out of it: the search proved there is
-    /// none, or a budget ran out; the caller then resolves with the whole program.
-    pub(super) fn resolve_on_demand(
+    /// Derives `request` on the search's demand (see the module documentation) when it
+    /// reaches at least `from` bundles, else by the whole program; the whole program too
+    /// when no answer comes out of the rounds. `options.deadline` bounds rule evaluation and
+    /// every round's search. What the library's resolver and the pipeline's `datalog` node
+    /// both run.
+    pub fn derive_on_demand_from(
         &self,
         request: Arc<Request>,
         adjust: &Adjustments,
@@ -63,38 +92,67 @@ impl Prepared {
         options: &SolveOptions,
         from: usize,
         stats: &mut Demand,
-    ) -> Result<Option<(Universe, Outcome)>, ResolveError> {
+    ) -> Result<Derivation, ResolveError> {
         let (universe, required) = self.start(&request, adjust, cluster)?;
         let (matches, reach) =
             &self.constraint_matches(&universe, &required, adjust, options.deadline)?;
         let reached: usize = reach.iter().map(|p| self.set.bundles_of(*p).len()).sum();
-        if reached < from {
-            // A small closure: one run of the whole program costs less than several runs.
-            let model = self.whole_program(universe, request, adjust, cluster, matches, reach);
-            let outcome = model.solve(&model.global_constraints(), options)?;
-            return Ok(Some((model.universe, outcome)));
+        if reached >= from {
+            let cx = Start {
+                universe: &universe,
+                request: &request,
+                adjust,
+                cluster,
+                matches,
+                required: &required,
+            };
+            if let Some((derived, built, sel)) = self.rounds(&cx, options, stats)? {
+                let model = Model {
+                    universe,
+                    request,
+                    derived,
+                    built,
+                };
+                return Ok(Derivation::Closed(model, sel));
+            }
         }
-        let mut roots: FxHashSet<PackageId> = required.iter().copied().collect();
+        // A small closure (one run of the whole program costs less than several runs), or
+        // no answer on demand.
+        let model = self.whole_program(universe, request, adjust, cluster, matches, reach);
+        Ok(Derivation::Whole(model))
+    }
+
+    /// The rounds on demand: solve the relaxation, derive the lists of the frontier bundles
+    /// its answer selects, grow, solve again; until an answer selects no frontier bundle
+    /// (returned with what was derived and the last problem) or there is no answer (`None`).
+    fn rounds(
+        &self,
+        cx: &Start<'_>,
+        options: &SolveOptions,
+        stats: &mut Demand,
+    ) -> Result<Option<(derive::Derived, problem::Built, Vec<Var>)>, ResolveError> {
+        let Start {
+            universe,
+            request,
+            adjust,
+            ..
+        } = *cx;
+        let mut roots: FxHashSet<PackageId> = cx.required.iter().copied().collect();
         roots.extend(universe.installed.iter().map(|b| universe.package_of(*b)));
         roots.extend(adjust.required.iter().map(|(b, _)| universe.package_of(*b)));
-        let facts = requirement_facts(&universe, &request);
+        let facts = requirement_facts(universe, request);
         let mut derived =
-            derive::run_over(&universe, &self.orders, &facts, adjust, matches, &roots);
+            derive::run_over(universe, &self.orders, &facts, adjust, cx.matches, &roots);
         // Lists of the roots' bundles whose targets were not loaded: derived on demand.
         derived.dependencies = Default::default();
         let mut done: FxHashSet<BundleId> = FxHashSet::default();
-        let context = problem::Context {
-            injected: &adjust.required,
-            cluster,
-            matches,
-            derived_for: Some(&done),
-        };
-        let mut growing = problem::Growing::new(&universe, &derived, &request, &context);
+        let mut growing =
+            problem::Growing::new(universe, &derived, request, &cx.context(Some(&done)));
         loop {
             stats.rounds += 1;
             let built = &growing.built;
             let mut whole = built.problem.clone();
-            for e in problem::global_constraints(&universe, built) {
+            for e in problem::global_constraints(universe, built) {
                 whole.add(e.subject, e.constraint, e.label);
             }
             let Ok(sel) = solver::solve(&whole, options) else {
@@ -109,38 +167,63 @@ impl Prepared {
                 })
                 .collect();
             if wanted.is_empty() {
-                let a = answer::answer(&universe, &derived, built, &request, &sel);
-                debug_assert_eq!(
-                    check(&universe, &request, &a.bundles),
-                    Ok(()),
-                    "answer fails the checker"
-                );
-                return Ok(Some((universe, Outcome::Resolved(a))));
+                return Ok(Some((derived, growing.built, sel)));
             }
-            // The search most often takes a list's first candidate: those are derived too,
-            // level by level, before it runs again (a chain of dependencies costs one run of
-            // the rules per level, not one search per level).
-            let mut next = wanted;
-            while !next.is_empty() {
-                if options
-                    .deadline
-                    .is_some_and(|d| std::time::Instant::now() >= d)
-                {
-                    return Err(ResolveError::out_of_time());
-                }
-                let more = demand::dependencies(&universe, &self.orders, adjust, matches, &next);
-                derived.absorb(more, &self.orders);
-                stats.bundles += next.len();
-                done.extend(next.iter().copied());
-                next = first_candidates(&universe, &derived, &next, &done);
+            self.demand(cx, wanted, &mut derived, &mut done, options, stats)?;
+            growing.grow(universe, &derived, &cx.context(Some(&done)));
+        }
+    }
+
+    /// Derives the lists of `wanted`, then of their dependencies' most preferred
+    /// candidates, level by level: the search most often takes a list's first candidate, so
+    /// a chain of dependencies costs one run of the rules per level, not one search per
+    /// level.
+    fn demand(
+        &self,
+        cx: &Start<'_>,
+        wanted: Vec<BundleId>,
+        derived: &mut derive::Derived,
+        done: &mut FxHashSet<BundleId>,
+        options: &SolveOptions,
+        stats: &mut Demand,
+    ) -> Result<(), ResolveError> {
+        let mut next = wanted;
+        while !next.is_empty() {
+            if options
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+            {
+                return Err(ResolveError::out_of_time());
             }
-            let context = problem::Context {
-                injected: &adjust.required,
-                cluster,
-                matches,
-                derived_for: Some(&done),
-            };
-            growing.grow(&universe, &derived, &context);
+            let more =
+                demand::dependencies(cx.universe, &self.orders, cx.adjust, cx.matches, &next);
+            derived.absorb(more, &self.orders);
+            stats.bundles += next.len();
+            done.extend(next.iter().copied());
+            next = first_candidates(cx.universe, derived, &next, done);
+        }
+        Ok(())
+    }
+}
+
+/// What every round starts from: the request's bundles, adjustments, cluster and
+/// constraint matches, and the packages its requirements name.
+struct Start<'a> {
+    universe: &'a Universe,
+    request: &'a Request,
+    adjust: &'a Adjustments,
+    cluster: Option<&'a Cluster>,
+    matches: &'a super::ConstraintMatches,
+    required: &'a [PackageId],
+}
+
+impl Start<'_> {
+    fn context<'b>(&'b self, derived_for: Option<&'b FxHashSet<BundleId>>) -> problem::Context<'b> {
+        problem::Context {
+            injected: &self.adjust.required,
+            cluster: self.cluster,
+            matches: self.matches,
+            derived_for,
         }
     }
 }
@@ -216,7 +299,7 @@ impl super::Resolver {
             return Ok(false);
         };
         let request = Arc::new(request.clone());
-        let lazy = self.prepared.resolve_on_demand(
+        let lazy = self.prepared.derive_on_demand_from(
             request.clone(),
             &all,
             cluster.as_ref(),
@@ -224,9 +307,10 @@ impl super::Resolver {
             0,
             &mut Demand::default(),
         );
-        let Ok(Some((_, Outcome::Resolved(on_demand)))) = lazy else {
+        let Ok(Derivation::Closed(model, sel)) = lazy else {
             return Ok(false);
         };
+        let on_demand = model.answer(&sel);
         let model = self
             .prepared
             .derive_within(request, &all, cluster.as_ref(), None)

@@ -34,7 +34,8 @@ pub use candidates::{ListKind, Preference};
 pub use check::{Violation, check};
 pub use constraints::ConstraintMatches;
 pub use derive::{Edge, Exclusion, Mismatch};
-pub use lazy::Demand;
+pub(crate) use lazy::ON_DEMAND_FROM;
+pub use lazy::{Demand, Derivation};
 pub use problem::Subject;
 pub use universe::{INSTALLED_CATALOG, RequestError, Universe};
 
@@ -426,6 +427,18 @@ impl Model {
         problem::global_constraints(&self.universe, &self.built)
     }
 
+    /// The answer a selection of this model's variables gives.
+    fn answer(&self, sel: &[solver::Var]) -> Answer {
+        let (u, request) = (&self.universe, &*self.request);
+        let a = answer::answer(u, &self.derived, &self.built, request, sel);
+        debug_assert_eq!(
+            check(u, request, &a.bundles),
+            Ok(()),
+            "answer fails the checker"
+        );
+        a
+    }
+
     /// The solver stage: the problem plus `global` constraints, solved; a selection becomes
     /// an answer, a failure its proof.
     pub fn solve(
@@ -437,17 +450,8 @@ impl Model {
         for e in global {
             problem.add(e.subject, e.constraint.clone(), e.label.clone());
         }
-        let (u, request) = (&self.universe, &*self.request);
         match solver::solve(&problem, options) {
-            Ok(sel) => {
-                let a = answer::answer(u, &self.derived, &self.built, request, &sel);
-                debug_assert_eq!(
-                    check(u, request, &a.bundles),
-                    Ok(()),
-                    "answer fails the checker"
-                );
-                Ok(Outcome::Resolved(a))
-            }
+            Ok(sel) => Ok(Outcome::Resolved(self.answer(&sel))),
             Err(SolveError::Unsatisfiable(tree)) => Ok(Outcome::Unsatisfiable(Failure {
                 tree,
                 subjects: self.built.subjects.clone(),
@@ -467,7 +471,7 @@ impl Model {
                             tree,
                             subjects: self.built.subjects.clone(),
                         },
-                        universe: u.clone(),
+                        universe: self.universe.clone(),
                         request: self.request.clone(),
                     })),
                     None if conflicts > 0 && !proven => Partial::TooLarge,
@@ -562,26 +566,23 @@ impl Resolver {
             return Err(ResolveError::out_of_time());
         }
         let (all, cluster) = self.adjustments(request, adjust, options.deadline)?;
-        if !self.whole_program && options.max_conflicts.is_none() {
-            let request = Arc::new(request.clone());
-            let lazy = self.prepared.resolve_on_demand(
-                request,
-                &all,
-                cluster.as_ref(),
-                &options,
-                self.on_demand_from,
-                stats,
-            )?;
-            if let Some(done) = lazy {
-                return Ok(done);
+        let request = Arc::new(request.clone());
+        let model = if self.whole_program || options.max_conflicts.is_some() {
+            self.prepared
+                .derive_within(request, &all, cluster.as_ref(), options.deadline)?
+        } else {
+            let from = self.on_demand_from;
+            let cluster = cluster.as_ref();
+            match (self.prepared)
+                .derive_on_demand_from(request, &all, cluster, &options, from, stats)?
+            {
+                lazy::Derivation::Closed(model, sel) => {
+                    let answer = model.answer(&sel);
+                    return Ok((model.universe, Outcome::Resolved(answer)));
+                }
+                lazy::Derivation::Whole(model) => model,
             }
-        }
-        let model = self.prepared.derive_within(
-            Arc::new(request.clone()),
-            &all,
-            cluster.as_ref(),
-            options.deadline,
-        )?;
+        };
         let global = model.global_constraints();
         let outcome = model.solve(&global, &options)?;
         Ok((model.universe, outcome))

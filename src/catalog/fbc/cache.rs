@@ -120,8 +120,8 @@ fn decode(entry: &[u8], key: &blake3::Hash) -> Result<Records, String> {
     if hash != blake3::hash(payload).to_hex().as_str() {
         return Err("payload hash does not match (corrupt)".to_string());
     }
-    let (records, rest): (Records, &[u8]) = postcard::take_from_bytes(payload)
-        .map_err(|e| format!("payload does not decode: {e}"))?;
+    let (records, rest): (Records, &[u8]) =
+        postcard::take_from_bytes(payload).map_err(|e| format!("payload does not decode: {e}"))?;
     if !rest.is_empty() {
         return Err(format!("{} bytes after the records", rest.len()));
     }
