@@ -7,6 +7,8 @@ use super::model::Origin;
 
 /// A fatal problem found while loading catalogs. Every variant names the file, and where the
 /// parser gives one, the line, the document and the field.
+///
+/// The example on [`crate::CatalogSet`] returns it with `?`.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// A catalog path does not exist.

@@ -31,6 +31,8 @@ pub use locate::locate;
 pub(crate) use yaml::split_yaml;
 
 /// How to load catalogs.
+///
+/// The example on [`crate::CatalogSet`] uses the defaults.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LoadOptions {
     /// Keep heavy opaque properties (`olm.csv.metadata`, `olm.bundle.object`) as raw JSON in

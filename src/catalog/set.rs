@@ -9,6 +9,8 @@ use super::intern::Interner;
 use super::model::{Bundle, BundleId, CatalogId, Deprecation, Gvk, GvkId, Package, PackageId};
 
 /// A catalog to load: a name, a file or directory, and a priority (higher is preferred).
+///
+/// The example on [`CatalogSet`] names one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CatalogSource {
     /// Name used in answers and preferences.

@@ -102,6 +102,8 @@ pub struct NamespaceAnswer {
 }
 
 /// The answer for a whole cluster.
+///
+/// The example on [`crate::resolve_cluster`] reads its namespaces.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterAnswer {

@@ -36,6 +36,8 @@ pub struct Dump {
 /// what is not a regular file or a directory (a FIFO, a device, a dangling link, a link out
 /// of the directory named) is never opened, with a warning when its name says it would
 /// have been read. Files are parsed in parallel; the first error in path order is returned.
+///
+/// The example on [`crate::resolve_cluster`] reads a dump with it.
 pub fn read_paths(paths: &[PathBuf]) -> Result<Dump, StateError> {
     let mut files = Vec::new();
     let mut warnings = Vec::new();

@@ -18,6 +18,8 @@ use crate::resolve::{Outcome, ResolveError, Resolver};
 use crate::solver::SolveOptions;
 
 /// `--catalog NAMESPACE/NAME=PATH`: the contents of a CatalogSource.
+///
+/// The example on [`crate::resolve_cluster`] parses one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Binding {
     /// The CatalogSource's namespace.
@@ -63,6 +65,8 @@ impl Binding {
 }
 
 /// How to resolve a cluster.
+///
+/// The example on [`crate::resolve_cluster`] uses the defaults.
 #[derive(Clone, Debug, Default)]
 pub struct ClusterOptions {
     /// The global catalog namespace; None: `olm`, or `openshift-marketplace` when only it

@@ -19,6 +19,8 @@ fn key(o: &Object) -> ObjectKey {
 }
 
 /// Every object of a cluster dump, by identity, plus what was skipped.
+///
+/// The example on [`crate::resolve_cluster`] builds one from a dump.
 #[derive(Debug, Default)]
 pub struct ClusterState {
     objects: BTreeMap<ObjectKey, Object>,

@@ -22,6 +22,8 @@ use crate::solver::{Cause, Incompatibility, Term};
 use words::Words;
 
 /// How much of the proof to print.
+///
+/// The example on [`crate::Failure`] uses the default, [`Detail::Summary`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Detail {
     /// The facts that matter and the conclusion.
@@ -32,6 +34,8 @@ pub enum Detail {
 }
 
 /// Words a failure.
+///
+/// The example on [`crate::Failure`] calls it.
 pub fn explain_failure(
     failure: &Failure,
     u: &Universe,

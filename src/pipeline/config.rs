@@ -28,6 +28,9 @@ pub struct NodeConfig {
 }
 
 /// A pipeline configuration, as written in `--pipeline FILE`.
+///
+/// The example of the [`crate::pipeline`] module runs the default configuration;
+/// `examples/pipeline.rs` parses one from a file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PipelineConfig {

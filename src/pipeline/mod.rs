@@ -61,6 +61,8 @@ use crate::solver::SolveOptions;
 use nodes::NodeCache;
 
 /// What producers read: the catalogs to load and the request.
+///
+/// The example of this module fills one.
 #[derive(Clone, Debug, Default)]
 pub struct Sources {
     /// Catalogs for the `catalogs` producer.

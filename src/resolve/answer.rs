@@ -80,6 +80,8 @@ pub struct Unneeded {
 }
 
 /// A successful resolution.
+///
+/// The example on [`crate::Resolver`] reads `selected`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Answer {
     /// Selected bundles, sorted by package.

@@ -47,6 +47,26 @@ use problem::Built;
 use reason::Reason;
 
 /// A request could not be resolved for a reason other than unsatisfiability.
+///
+/// A caller can match on it, e.g. tell a bad request from a budget that ran out:
+///
+/// ```
+/// use deppy::advanced::request::InstalledBundle;
+/// use deppy::{CatalogSet, CatalogSource, LoadOptions, Request, ResolveError, Resolver};
+///
+/// let source = CatalogSource { name: "etcd".into(), path: "tests/pipeline/catalog".into(), priority: 0 };
+/// let resolver = Resolver::new(CatalogSet::load(&[source], &LoadOptions::default())?);
+/// // An installed bundle no catalog has, without the package and version that would place it.
+/// let unknown = InstalledBundle { bundle: "mystery.v1".into(), ..InstalledBundle::default() };
+/// let request = Request { installed: vec![unknown], ..Request::default() };
+/// match resolver.resolve(&request) {
+///     Err(ResolveError::Request(why)) => assert!(why.contains("installed[0]"), "{why}"),
+///     Err(ResolveError::GaveUp { .. }) => unreachable!("no budget was set"),
+///     Err(other) => panic!("expected a request error, got {other}"),
+///     Ok((_, outcome)) => panic!("expected a request error, got {outcome:?}"),
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum ResolveError {
     /// The request is inconsistent (names the field).
@@ -157,6 +177,8 @@ pub struct Failure {
 }
 
 /// The outcome of a resolution.
+///
+/// The example on [`Resolver`] reads an answer, the one on [`Failure`] a proof.
 #[derive(Clone, Debug)]
 pub enum Outcome {
     /// A selection satisfies everything.

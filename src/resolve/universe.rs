@@ -17,6 +17,9 @@ pub struct RequestError(pub String);
 pub const INSTALLED_CATALOG: &str = "@installed";
 
 /// Catalog bundles and installed-only bundles under one id space.
+///
+/// [`crate::Resolver::resolve`] returns it beside the outcome; [`crate::explain_failure`]
+/// needs it to name bundles (see the example on [`crate::Failure`]).
 #[derive(Clone)]
 pub struct Universe {
     /// The loaded catalogs.
