@@ -29,13 +29,7 @@ nodes:
 
 /// The node's function: one `adjustments` output removing every pre-release bundle.
 fn no_prereleases(context: &NodeContext<'_>, inputs: &[Data]) -> Result<Vec<Data>, String> {
-    let set = inputs
-        .iter()
-        .find_map(|d| match d {
-            Data::CatalogSet(s) => Some(s),
-            _ => None,
-        })
-        .ok_or("no catalog set among the inputs")?;
+    let set = Data::catalog_set_in(inputs).ok_or("takes one catalog set")?;
     let removed = set
         .bundles
         .iter()

@@ -59,13 +59,7 @@ fn drop_named() -> CustomNodeType {
                 .get("drop")
                 .and_then(|v| v.as_str())
                 .ok_or("setting `drop` (a bundle name) is missing")?;
-            let set = inputs
-                .iter()
-                .find_map(|d| match d {
-                    Data::CatalogSet(s) => Some(s),
-                    _ => None,
-                })
-                .ok_or("no catalog set")?;
+            let set = Data::catalog_set_in(inputs).ok_or("takes one catalog set")?;
             let removed = set
                 .bundles
                 .iter()

@@ -81,6 +81,19 @@ pub enum Data {
 }
 
 impl Data {
+    /// The one catalog set among `inputs` (`None` when none or several arrived): what a node
+    /// taking the loaded catalogs reads, e.g. a [`super::CustomNodeType`]'s function.
+    pub fn catalog_set_in(inputs: &[Data]) -> Option<&Arc<CatalogSet>> {
+        let mut sets = inputs.iter().filter_map(|d| match d {
+            Data::CatalogSet(s) => Some(s),
+            _ => None,
+        });
+        match (sets.next(), sets.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
+    }
+
     /// Its kind.
     pub fn kind(&self) -> DataKind {
         match self {
