@@ -226,3 +226,45 @@ fn a_failing_custom_node_fails_the_run_at_that_node() {
         "{failure}"
     );
 }
+
+/// A trace of a pipeline with custom nodes replays through the library with the same types:
+/// the built-in producers emit their recorded data, the custom nodes run again.
+#[test]
+fn a_traced_run_with_custom_nodes_replays_with_the_same_types() {
+    use deppy::pipeline::trace::{Trace, TraceWriter};
+
+    let want_beta = CustomNodeType::producer("want-etcd-beta", DataKind::Requirements, |_, _| {
+        let r = Requirement::from_spec("etcd/beta").map_err(|e| e.to_string())?;
+        Ok(vec![Data::Requirements(Arc::new(vec![r]))])
+    });
+    let types = || vec![drop_named(), want_beta.clone()];
+    let node = "{name: middle, type: drop-named, inputs: [load], drop: etcd.v1.0.0-beta}";
+    let text = serde_json::to_string(&config(node))
+        .unwrap()
+        .replace(r#""type":"requirements""#, r#""type":"want-etcd-beta""#);
+    let with_producer: PipelineConfig = serde_json::from_str(&text).unwrap();
+    let mut p = Pipeline::with_node_types(with_producer, types()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    let writer = TraceWriter::attach(&mut p, &path).unwrap();
+    // The request asks for nothing: the custom producer says what is required.
+    let mut no_request = sources(Requirement::from_spec("etcd").unwrap());
+    no_request.request.require.clear();
+    let run = p.run(&no_request);
+    writer.finish(&run).unwrap();
+    let bundles = |outcome: &Outcome| match outcome {
+        Outcome::Resolved(a) => a
+            .selected
+            .iter()
+            .map(|s| s.bundle.clone())
+            .collect::<Vec<_>>(),
+        Outcome::Unsatisfiable(_) => panic!("expected an answer"),
+    };
+    assert_eq!(bundles(&run.result.unwrap().outcome), ["etcd.v0.9.2"]);
+
+    let trace = Trace::read(&path).unwrap();
+    let mut again = Pipeline::with_node_types(trace.config.clone(), types()).unwrap();
+    trace.check(&again).unwrap();
+    let replayed = again.replay(&trace.sources).result.unwrap();
+    assert_eq!(bundles(&replayed.outcome), ["etcd.v0.9.2"]);
+}

@@ -257,7 +257,10 @@ impl Pipeline {
             let (creators, inputs): (Vec<String>, Vec<Data>) =
                 std::mem::take(&mut inbox[i]).into_iter().unzip();
             let outputs = match (recorded, node.role()) {
-                (Some(rec), Role::Producer) => Ok(rec.get(&node.name).cloned().unwrap_or_default()),
+                // A caller's producer is run again: traces record only built-in sources.
+                (Some(rec), Role::Producer) if node.custom.is_none() => {
+                    Ok(rec.get(&node.name).cloned().unwrap_or_default())
+                }
                 _ => nodes::run(
                     node,
                     &mut self.caches[i],
