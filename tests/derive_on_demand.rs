@@ -59,12 +59,7 @@ fn same_reports(set: CatalogSet, requests: &[Request]) -> usize {
 }
 
 fn every_package(set: &CatalogSet) -> Vec<Request> {
-    let names: std::collections::BTreeSet<String> = set
-        .packages
-        .iter()
-        .map(|p| set.package_name(p.id).to_string())
-        .collect();
-    names
+    set.package_names()
         .into_iter()
         .map(|name| Request {
             require: vec![Requirement::from_spec(&name).expect("package name")],
@@ -75,13 +70,7 @@ fn every_package(set: &CatalogSet) -> Vec<Request> {
 
 fn check_every_package(sources: &[CatalogSource]) -> usize {
     let set = CatalogSet::load(sources, &LoadOptions::default()).expect("catalogs load");
-    let names: Vec<String> = set
-        .packages
-        .iter()
-        .map(|p| set.package_name(p.id).to_string())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let names = set.package_names();
     let prepared = Prepared::new(Arc::new(set));
     let mut lists = 0;
     for name in names {

@@ -98,13 +98,7 @@ fn require(specs: &[String]) -> Request {
 /// One request per package, and one that no version of the first package satisfies.
 fn requests(sources: &[CatalogSource]) -> Vec<Request> {
     let set = CatalogSet::load(sources, &LoadOptions::default()).expect("catalogs load");
-    let names: Vec<String> = set
-        .packages
-        .iter()
-        .map(|p| set.package_name(p.id).to_string())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let names = set.package_names();
     let mut out: Vec<Request> = names
         .iter()
         .map(|n| require(std::slice::from_ref(n)))

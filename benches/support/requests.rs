@@ -97,14 +97,7 @@ pub fn require(pkgs: &[String]) -> Request {
 
 /// One request per package name of `set`, in name order.
 pub fn every_package(set: &CatalogSet) -> Vec<Request> {
-    let mut names: Vec<String> = set
-        .packages
-        .iter()
-        .map(|p| set.package_name(p.id).to_string())
-        .collect();
-    names.sort();
-    names.dedup();
-    names
+    set.package_names()
         .iter()
         .map(|n| require(std::slice::from_ref(n)))
         .collect()

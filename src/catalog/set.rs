@@ -187,4 +187,16 @@ impl CatalogSet {
     pub fn package_count(&self) -> usize {
         self.package_names.len()
     }
+
+    /// The distinct package names, in name order (a package in two catalogs once).
+    pub fn package_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .packages
+            .iter()
+            .map(|p| self.package_name(p.id).to_string())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
 }
