@@ -11,6 +11,8 @@
 //! - that reversed run is traced, the copy deleted, and the trace replayed: the same answer;
 //! - the library's stages called directly (no pipeline, hints included): the same JSON byte
 //!   for byte, or the same error; either path failing alone fails the scenario;
+//! - the library again, deriving dependency lists on its search's demand (its failures
+//!   worded from the proof over the relaxation the search refuted): the same JSON, or error;
 //! - a resolved answer passes the independent checker of `tests/support/checker/` (which
 //!   reads the catalog files and request.yaml itself and shares no code with deppy).
 //!
@@ -47,13 +49,20 @@ fn replay(trace: &Path, strip: &str) -> Answer {
 }
 
 /// The same request through the library's stages directly (no pipeline): the JSON report
-/// `deppy resolve -o json` prints, hints included, or the error.
-fn resolve_direct(request: &Request, strip: &str) -> Result<String, String> {
+/// `deppy resolve -o json` prints, hints included, or the error. With `on_demand`, the
+/// resolver derives dependency lists on its search's demand at any reach (the scenarios
+/// reach fewer bundles than the default threshold, so they are otherwise derived whole).
+fn resolve_direct(request: &Request, strip: &str, on_demand: bool) -> Result<String, String> {
     let rel = |s: String| s.replace(strip, "");
     let sources = scenario::catalog_sources(request)?;
     let set =
         CatalogSet::load(&sources, &LoadOptions::default()).map_err(|e| rel(e.to_string()))?;
     let resolver = Resolver::new(set.clone());
+    let resolver = if on_demand {
+        resolver.with_on_demand_from(0)
+    } else {
+        resolver
+    };
     let (u, outcome) = resolver.resolve(request).map_err(|e| rel(e.to_string()))?;
     let mut warnings: Vec<String> = set.warnings.iter().map(|w| rel(w.to_string())).collect();
     warnings.extend(resolver.channel_warnings().into_iter().map(rel));
@@ -228,7 +237,17 @@ fn invariants(dir: &Path, name: &str, first: &Answer) -> Option<String> {
             scenario::diff(&back.render(), &replayed.render())
         ));
     }
-    match (first.exit, resolve_direct(&request, &strip)) {
+    let direct = resolve_direct(&request, &strip, false);
+    if direct != resolve_direct(&request, &strip, true) {
+        return Some(format!(
+            "{name}: the library on demand differs from the whole program:\n{}",
+            scenario::diff(
+                &format!("{direct:?}"),
+                &format!("{:?}", resolve_direct(&request, &strip, true))
+            )
+        ));
+    }
+    match (first.exit, direct) {
         (2, Err(e)) if e == first.json => {}
         (_, Err(e)) => {
             return Some(format!(

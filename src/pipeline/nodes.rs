@@ -436,8 +436,9 @@ fn datalog(
 }
 
 /// The `datalog` node's model: derived on the search's demand from `onDemandFrom` bundles
-/// reached (the closed relaxation's model, see [`Prepared::derive_on_demand_from`]), else,
-/// or when that gives no answer, by the whole program. As the library's resolver: never
+/// reached (the closed or refuted relaxation's model, see
+/// [`Prepared::derive_on_demand_from`]), else, or when a budget runs out on demand, by the
+/// whole program. As the library's resolver: never
 /// on demand under a conflict budget (a relaxation may spend a different number of
 /// conflicts than the whole problem).
 fn derive(

@@ -17,8 +17,13 @@
 //! it is the answer the whole problem gives. `tests/derive_on_demand.rs` holds every answer
 //! against the whole program's.
 //!
-//! Only answers come from here: when the relaxation has none (or a budget runs out), the
-//! whole program is derived and solved, and the explanation words its proof.
+//! When a round's relaxation has no answer, the whole problem has none either: every
+//! constraint of the relaxation is one of the whole problem's (a derived list is the whole
+//! program's list, and the at-most sets are the whole problem's over fewer variables), so a
+//! selection satisfying the whole problem would satisfy the relaxation. That round's
+//! problem is returned as refuted, and the failure is worded from its proof: a proof over
+//! the part of the problem the search derived (docs/semantics.md §7, "Which proof"). When a budget runs
+//! out, the whole program is derived and solved.
 //!
 //! [`Prepared::derive_on_demand_from`] runs the rounds for both the library's resolver and
 //! the pipeline's `datalog` node: it returns the last round's problem as a model (the closed
@@ -32,12 +37,13 @@ use rustc_hash::FxHashSet;
 use crate::catalog::{BundleId, PackageId};
 use crate::constraint::Cluster;
 use crate::request::Request;
-use crate::solver::{self, SolveOptions, Var};
+use crate::solver::{self, DerivationTree, SolveError, SolveOptions, Var};
 
 use super::candidates::ListKind;
 use super::problem::{self, Subject};
+use super::reason::Reason;
 use super::{
-    Adjustments, Model, Outcome, Prepared, ResolveError, Universe, demand, derive,
+    Adjustments, Failure, Model, Outcome, Prepared, ResolveError, Universe, demand, derive,
     requirement_facts,
 };
 
@@ -54,6 +60,8 @@ pub struct Demand {
     pub rounds: usize,
     /// Bundles whose dependency lists were derived.
     pub bundles: usize,
+    /// Whether a round's relaxation had no answer, so the failure is worded from its proof.
+    pub refuted: bool,
 }
 
 /// What a derivation that may run on demand gives.
@@ -67,13 +75,17 @@ pub enum Derivation {
     /// whole problem's answer (see the module documentation). Its variables are those of
     /// the derived bundles' lists only.
     Closed(Model, Vec<Var>),
+    /// The refuted relaxation: the model of a round's problem that has no answer, so the
+    /// whole problem has none either (see the module documentation), with the search's
+    /// proof over that problem.
+    Refuted(Model, Failure),
 }
 
 impl Derivation {
     /// The model, whichever it is.
     pub fn into_model(self) -> Model {
         match self {
-            Derivation::Whole(m) | Derivation::Closed(m, _) => m,
+            Derivation::Whole(m) | Derivation::Closed(m, _) | Derivation::Refuted(m, _) => m,
         }
     }
 }
@@ -106,31 +118,38 @@ impl Prepared {
                 matches,
                 required: &required,
             };
-            if let Some((derived, built, sel)) = self.rounds(&cx, options, stats)? {
+            if let Some((derived, built, end)) = self.rounds(&cx, options, stats)? {
                 let model = Model {
                     universe,
                     request,
                     derived,
                     built,
                 };
-                return Ok(Derivation::Closed(model, sel));
+                return Ok(match end {
+                    RoundsEnd::Answer(sel) => Derivation::Closed(model, sel),
+                    RoundsEnd::Proof(tree) => {
+                        let subjects = model.built.subjects.clone();
+                        Derivation::Refuted(model, Failure { tree, subjects })
+                    }
+                });
             }
         }
         // A small closure (one run of the whole program costs less than several runs), or
-        // no answer on demand.
+        // a budget ran out on demand.
         let model = self.whole_program(universe, request, adjust, cluster, matches, reach);
         Ok(Derivation::Whole(model))
     }
 
     /// The rounds on demand: solve the relaxation, derive the lists of the frontier bundles
-    /// its answer selects, grow, solve again; until an answer selects no frontier bundle
-    /// (returned with what was derived and the last problem) or there is no answer (`None`).
+    /// its answer selects, grow, solve again; until an answer selects no frontier bundle or
+    /// a relaxation has no answer (either returned with what was derived and the last
+    /// problem), or a budget runs out (`None`).
     fn rounds(
         &self,
         cx: &Start<'_>,
         options: &SolveOptions,
         stats: &mut Demand,
-    ) -> Result<Option<(derive::Derived, problem::Built, Vec<Var>)>, ResolveError> {
+    ) -> Result<Option<(derive::Derived, problem::Built, RoundsEnd)>, ResolveError> {
         let Start {
             universe,
             request,
@@ -155,8 +174,13 @@ impl Prepared {
             for e in problem::global_constraints(universe, built) {
                 whole.add(e.subject, e.constraint, e.label);
             }
-            let Ok(sel) = solver::solve(&whole, options) else {
-                return Ok(None);
+            let sel = match solver::solve(&whole, options) {
+                Ok(sel) => sel,
+                Err(SolveError::Unsatisfiable(tree)) => {
+                    stats.refuted = true;
+                    return Ok(Some((derived, growing.built, RoundsEnd::Proof(tree))));
+                }
+                Err(SolveError::GaveUp { .. }) => return Ok(None),
             };
             let frontier: FxHashSet<BundleId> = built.frontier.iter().copied().collect();
             let wanted: Vec<BundleId> = sel
@@ -167,7 +191,7 @@ impl Prepared {
                 })
                 .collect();
             if wanted.is_empty() {
-                return Ok(Some((derived, growing.built, sel)));
+                return Ok(Some((derived, growing.built, RoundsEnd::Answer(sel))));
             }
             self.demand(cx, wanted, &mut derived, &mut done, options, stats)?;
             growing.grow(universe, &derived, &cx.context(Some(&done)));
@@ -204,6 +228,13 @@ impl Prepared {
         }
         Ok(())
     }
+}
+
+/// How the rounds ended: an answer that selects no bundle without derived lists, or a
+/// relaxation's proof that no answer exists.
+enum RoundsEnd {
+    Answer(Vec<Var>),
+    Proof(DerivationTree<Reason>),
 }
 
 /// What every round starts from: the request's bundles, adjustments, cluster and
@@ -288,11 +319,12 @@ impl super::Resolver {
 }
 
 impl super::Resolver {
-    /// Resolves `request` on demand with this resolver's budgets, and when that gives an
-    /// answer, with the whole program too: the answers must be equal, or the whole program
-    /// must give up (a budget). Returns whether two answers were compared, or the difference
-    /// in words. For the fuzz targets, whose resolvers carry a conflict budget (which keeps
-    /// [`super::Resolver::resolve`] on the whole program).
+    /// Resolves `request` on demand with this resolver's budgets, and with the whole program
+    /// too: when on demand gives an answer, the answers must be equal; when a relaxation
+    /// proves there is none, the whole program must find none either; or the whole program
+    /// must give up (a budget). Returns whether two outcomes were compared, or the
+    /// difference in words. For the fuzz targets, whose resolvers carry a conflict budget
+    /// (which keeps [`super::Resolver::resolve`] on the whole program).
     #[doc(hidden)]
     pub fn check_resolve_on_demand(&self, request: &Request) -> Result<bool, String> {
         let Ok((all, cluster)) = self.adjustments(request, &Adjustments::default(), None) else {
@@ -307,17 +339,18 @@ impl super::Resolver {
             0,
             &mut Demand::default(),
         );
-        let Ok(Derivation::Closed(model, sel)) = lazy else {
-            return Ok(false);
+        let on_demand = match lazy {
+            Ok(Derivation::Closed(model, sel)) => Some(model.answer(&sel)),
+            Ok(Derivation::Refuted(..)) => None,
+            _ => return Ok(false),
         };
-        let on_demand = model.answer(&sel);
         let model = self
             .prepared
             .derive_within(request, &all, cluster.as_ref(), None)
             .map_err(|e| format!("the whole program fails where on demand resolves: {e}"))?;
         let global = model.global_constraints();
-        match model.solve(&global, &self.options) {
-            Ok(Outcome::Resolved(whole)) => {
+        match (on_demand, model.solve(&global, &self.options)) {
+            (Some(on_demand), Ok(Outcome::Resolved(whole))) => {
                 let (a, b) = (format!("{on_demand:?}"), format!("{whole:?}"));
                 if a == b {
                     Ok(true)
@@ -325,10 +358,14 @@ impl super::Resolver {
                     Err(format!("on demand {a}\nwhole program {b}"))
                 }
             }
-            Ok(Outcome::Unsatisfiable(_)) => {
+            (Some(_), Ok(Outcome::Unsatisfiable(_))) => {
                 Err("on demand resolves, the whole program proves no answer exists".into())
             }
-            Err(_) => Ok(false),
+            (None, Ok(Outcome::Resolved(whole))) => Err(format!(
+                "a relaxation on demand has no answer, the whole program resolves: {whole:?}"
+            )),
+            (None, Ok(Outcome::Unsatisfiable(_))) => Ok(true),
+            (_, Err(_)) => Ok(false),
         }
     }
 }

@@ -77,7 +77,8 @@ impl Resolver {
     /// [`Resolver::resolve_adjusted`], counting what was derived on demand. Dependency lists
     /// are derived as the search asks for them ([`lazy`]) unless a conflict budget is set
     /// (a relaxation may spend a different number of conflicts than the whole problem) or
-    /// the whole program was asked for; without an answer from that, the whole program.
+    /// the whole program was asked for; when a budget runs out on demand, the whole
+    /// program.
     pub(super) fn resolve_counted(
         &self,
         request: &Request,
@@ -109,6 +110,9 @@ impl Resolver {
                 lazy::Derivation::Closed(model, sel) => {
                     let answer = model.answer(&sel);
                     return Ok((model.universe, Outcome::Resolved(answer)));
+                }
+                lazy::Derivation::Refuted(model, failure) => {
+                    return Ok((model.universe, Outcome::Unsatisfiable(failure)));
                 }
                 lazy::Derivation::Whole(model) => model,
             }
