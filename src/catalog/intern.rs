@@ -21,6 +21,14 @@ impl<T> Default for Interner<T> {
 }
 
 impl<T: Clone + Eq + Hash> Interner<T> {
+    /// An empty interner with room for `n` values.
+    pub fn with_capacity(n: usize) -> Self {
+        Interner {
+            values: Vec::with_capacity(n),
+            ids: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+        }
+    }
+
     /// The id of `value`, adding it when new.
     pub fn intern(&mut self, value: &T) -> u32 {
         if let Some(&id) = self.ids.get(value) {

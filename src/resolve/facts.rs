@@ -99,6 +99,12 @@ impl ChannelOrders {
         let mut out = ChannelOrders::default();
         // Packages are ordered independently (in parallel), then laid out in package order.
         let per_package = crate::parallel::parallel_map(&set.packages, order_package);
+        // Every table at its final size first: growing them costs more than ordering.
+        out.members
+            .reserve_exact(per_package.iter().map(|(m, _, _)| m.len()).sum());
+        out.malformed
+            .reserve_exact(per_package.iter().map(|(_, x, _)| x.len()).sum());
+        out.by_package.reserve(set.packages.len());
         for (p, (members, malformed, broken)) in set.packages.iter().zip(per_package) {
             let (m0, x0) = (out.members.len(), out.malformed.len());
             out.members.extend(members);

@@ -15,6 +15,11 @@ use std::time::Duration;
 
 use model::{Model, Shape};
 
+/// With `--features mimalloc`, every engine runs on the allocator of the `deppy` binary.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn usage() -> ! {
     eprintln!(
         "usage:

@@ -318,7 +318,7 @@ fn intern_package_names(input: &[(CatalogInfo, Records)]) -> Interner<String> {
     }
     let mut names: Vec<&str> = seen.into_iter().collect();
     names.sort_unstable();
-    let mut interner = Interner::default();
+    let mut interner = Interner::with_capacity(names.len());
     for n in names {
         interner.intern(&n.to_string());
     }
@@ -332,7 +332,7 @@ fn intern_gvks(input: &[(CatalogInfo, Records)]) -> Interner<Gvk> {
     }
     let mut gvks: Vec<&Gvk> = seen.into_iter().collect();
     gvks.sort_unstable();
-    let mut interner = Interner::default();
+    let mut interner = Interner::with_capacity(gvks.len());
     for g in gvks {
         interner.intern(g);
     }
