@@ -39,7 +39,6 @@ use crate::constraint::Cluster;
 use crate::request::Request;
 use crate::solver::{self, DerivationTree, SolveError, SolveOptions, Var};
 
-use super::candidates::ListKind;
 use super::problem::{self, Subject};
 use super::reason::Reason;
 use super::{
@@ -198,10 +197,10 @@ impl Prepared {
         }
     }
 
-    /// Derives the lists of `wanted`, then of their dependencies' most preferred
-    /// candidates, level by level: the search most often takes a list's first candidate, so
-    /// a chain of dependencies costs one run of the rules per level, not one search per
-    /// level.
+    /// Derives the lists of `wanted`, the bundles a search selected, in one run of the
+    /// rules: only those. Deriving ahead (each new list's first candidate too, level by
+    /// level) cost 1.5–3.3× more on the synthetic catalogs than the searches it saved
+    /// (docs/performance.md, 2026-11-27).
     fn demand(
         &self,
         cx: &Start<'_>,
@@ -211,21 +210,16 @@ impl Prepared {
         options: &SolveOptions,
         stats: &mut Demand,
     ) -> Result<(), ResolveError> {
-        let mut next = wanted;
-        while !next.is_empty() {
-            if options
-                .deadline
-                .is_some_and(|d| std::time::Instant::now() >= d)
-            {
-                return Err(ResolveError::out_of_time());
-            }
-            let more =
-                demand::dependencies(cx.universe, &self.orders, cx.adjust, cx.matches, &next);
-            derived.absorb(more, &self.orders);
-            stats.bundles += next.len();
-            done.extend(next.iter().copied());
-            next = first_candidates(cx.universe, derived, &next, done);
+        if options
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            return Err(ResolveError::out_of_time());
         }
+        let more = demand::dependencies(cx.universe, &self.orders, cx.adjust, cx.matches, &wanted);
+        derived.absorb(more, &self.orders);
+        stats.bundles += wanted.len();
+        done.extend(wanted);
         Ok(())
     }
 }
@@ -257,34 +251,6 @@ impl Start<'_> {
             derived_for,
         }
     }
-}
-
-/// The most preferred candidate of each dependency of `bundles` whose lists are not derived.
-fn first_candidates(
-    u: &Universe,
-    d: &derive::Derived,
-    bundles: &[BundleId],
-    done: &FxHashSet<BundleId>,
-) -> Vec<BundleId> {
-    let mut out: Vec<BundleId> = Vec::new();
-    for &a in bundles {
-        let b = u.bundle(a);
-        let count = b.requires_packages.len()
-            + b.requires_gvks.len()
-            + b.requires_labels.len()
-            + b.requires_constraints.len();
-        for i in 0..count as u32 {
-            let Some(list) = d.dependencies.candidates.get(&(a, i)) else {
-                continue;
-            };
-            let mut list = list.clone();
-            super::candidates::order(u, d, ListKind::Dependency(a), &mut list);
-            out.extend(list.first().filter(|b| !done.contains(b)));
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 /// Derivation on demand against the whole program (tests, benchmarks).
