@@ -110,8 +110,8 @@ pub fn deppy_generic(m: &Model, repeats: usize) -> Run {
 /// `deppy resolve` through the library on `dir/catalog` (the conflict-free variant), stage by
 /// stage: load (CatalogSet::load), prepare (`Resolver::new`: channel orders), resolve
 /// (`Resolver::resolve`: the requirement lists, dependency lists derived as the search asks
-/// for them, the search and the answer; on failure the whole program and
-/// explain_failure). "request" = prepare + resolve: from the catalog in memory to the
+/// for them, the search and the answer; on failure the proof of the search that found no
+/// answer, and explain_failure). "request" = prepare + resolve: from the catalog in memory to the
 /// answer, as the peers go from the model in memory to theirs (a new `Resolver` each repeat,
 /// as the peers build a new provider); "total" = load + request.
 pub fn deppy_resolve(m: &Model, dir: &Path, repeats: usize) -> Run {
