@@ -163,8 +163,12 @@ impl CatalogSet {
 
     /// The `olm.package` entry of a package in a catalog.
     pub(crate) fn package_in(&self, package: PackageId, catalog: CatalogId) -> Option<&Package> {
-        let i = *self.index.package_entry.get(&(package, catalog))?;
-        self.packages.get(i)
+        self.packages.get(self.package_position(package, catalog)?)
+    }
+
+    /// Where the `olm.package` entry of a package in a catalog sits in `packages`.
+    pub(crate) fn package_position(&self, package: PackageId, catalog: CatalogId) -> Option<usize> {
+        self.index.package_entry.get(&(package, catalog)).copied()
     }
 
     /// Every catalog's entry for a package, in catalog id order.

@@ -12,6 +12,7 @@ mod facts;
 pub mod hints;
 mod installed;
 mod lazy;
+mod orders;
 pub mod plan;
 mod problem;
 mod reach;
@@ -187,7 +188,8 @@ pub enum Outcome {
     Unsatisfiable(Failure),
 }
 
-/// Channel orders of a catalog set, computed once and shared by many resolutions.
+/// A catalog set with its channel orders (each package entry's ordered on first need and
+/// kept), shared by many resolutions.
 pub struct Prepared {
     set: Arc<CatalogSet>,
     orders: ChannelOrders,
@@ -195,9 +197,9 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    /// Orders every channel of `set`.
+    /// Prepares `set`: its channels are ordered as resolutions reach their packages.
     pub fn new(set: Arc<CatalogSet>) -> Prepared {
-        let orders = ChannelOrders::compute(&set);
+        let orders = ChannelOrders::new(set.clone());
         Prepared {
             set,
             orders,
@@ -517,7 +519,7 @@ fn check_channels(
         let Some(p) = set.package_id(&q.package) else {
             continue;
         };
-        for broken in orders.broken.iter().filter(|b| b.package == p) {
+        for broken in orders.of_package(p).flat_map(|e| e.broken.iter()) {
             let default = set
                 .package_in(p, broken.catalog)
                 .and_then(|e| e.default_channel.as_deref());
@@ -546,8 +548,7 @@ fn check_channels(
 
 fn channel_warnings(set: &CatalogSet, orders: &ChannelOrders) -> Vec<String> {
     orders
-            .broken
-            .iter()
+            .broken()
             .map(|b| {
                 format!(
                     "package {} channel {} in catalog {} is malformed ({}); its bundles are not candidates",

@@ -108,7 +108,7 @@ pub fn deppy_generic(m: &Model, repeats: usize) -> Run {
 }
 
 /// `deppy resolve` through the library on `dir/catalog` (the conflict-free variant), stage by
-/// stage: load (CatalogSet::load), prepare (`Resolver::new`: channel orders), resolve
+/// stage: load (CatalogSet::load), prepare (`Resolver::new`), resolve
 /// (`Resolver::resolve`: the requirement lists, dependency lists derived as the search asks
 /// for them, the search and the answer; on failure the proof of the search that found no
 /// answer, and explain_failure). "request" = prepare + resolve: from the catalog in memory to the
