@@ -9,7 +9,8 @@
 //! That problem is a relaxation of the whole one (it lacks constraints of unselected
 //! variables' dependencies and their candidates' variables). When its answer selects such a
 //! bundle, the lists of every such bundle are derived in one run of the rules
-//! ([`super::demand::dependencies`]) and the search runs again. When its answer selects
+//! ([`super::demand::dependencies`]), then the lists of the candidates they force (a list's
+//! only candidate), level by level, and the search runs again. When its answer selects
 //! none, every constraint of the whole problem that names a selected variable is in it, so
 //! the answer satisfies the whole problem; and since the search takes, dependency by
 //! dependency, the first candidate that some answer extends (docs/semantics.md §5.3), and a
@@ -22,8 +23,8 @@
 //! program's list, and the at-most sets are the whole problem's over fewer variables), so a
 //! selection satisfying the whole problem would satisfy the relaxation. That round's
 //! problem is returned as refuted, and the failure is worded from its proof: a proof over
-//! the part of the problem the search derived (docs/semantics.md §7, "Which proof"). When a budget runs
-//! out, the whole program is derived and solved.
+//! the part of the problem the search derived (docs/semantics.md §7, "Which proof"). When a
+//! budget runs out, or after [`MAX_ROUNDS`] rounds, the whole program is derived and solved.
 //!
 //! [`Prepared::derive_on_demand_from`] runs the rounds for both the library's resolver and
 //! the pipeline's `datalog` node: it returns the last round's problem as a model (the closed
@@ -52,10 +53,16 @@ use super::{
 /// resolves faster on demand, `cargo bench --bench derive`).
 pub(crate) const ON_DEMAND_FROM: usize = 500;
 
+/// After this many searches on demand, the whole program is derived: a deep chain of
+/// dependencies with several candidates each costs a round per link, each a whole search
+/// (the synthetic catalogs of `bench/compare` took 15–33 rounds at 10,000 and 100,000
+/// bundles without the forced candidates derived ahead, docs/performance.md, 2026-11-27).
+pub(crate) const MAX_ROUNDS: usize = 64;
+
 /// What one resolution on demand derived: for the derivation benchmark.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Demand {
-    /// Searches run (one more than the runs of the rules on demand).
+    /// Rounds run, each a search.
     pub rounds: usize,
     /// Bundles whose dependency lists were derived.
     pub bundles: usize,
@@ -66,8 +73,8 @@ pub struct Demand {
 /// What a derivation that may run on demand gives.
 pub enum Derivation {
     /// The whole program's model: the request reached fewer bundles than the threshold, or
-    /// the rounds on demand gave no answer (the search proved there is none, or a budget
-    /// ran out), so a failure is worded from the whole program's proof.
+    /// on demand a budget ran out or the rounds reached [`MAX_ROUNDS`]; a failure is worded
+    /// from the whole program's proof.
     Whole(Model),
     /// The closed relaxation: the model of the last round's problem, whose answer (the
     /// selection given) selects no bundle whose lists are not derived, and is therefore the
@@ -168,6 +175,9 @@ impl Prepared {
             problem::Growing::new(universe, &derived, request, &cx.context(Some(&done)));
         loop {
             stats.rounds += 1;
+            if stats.rounds > MAX_ROUNDS {
+                return Ok(None);
+            }
             let built = &growing.built;
             let mut whole = built.problem.clone();
             for e in problem::global_constraints(universe, built) {
@@ -198,9 +208,11 @@ impl Prepared {
     }
 
     /// Derives the lists of `wanted`, the bundles a search selected, in one run of the
-    /// rules: only those. Deriving ahead (each new list's first candidate too, level by
-    /// level) cost 1.5–3.3× more on the synthetic catalogs than the searches it saved
-    /// (docs/performance.md, 2026-11-27).
+    /// rules; then, level by level, the candidates they force (a new list's only
+    /// candidate), so a chain of single-candidate dependencies costs one round. Deriving
+    /// each new list's first candidate too derives many a candidate the search then does
+    /// not take (1.5–3.3× the time on the synthetic catalogs, docs/performance.md,
+    /// 2026-11-27).
     fn demand(
         &self,
         cx: &Start<'_>,
@@ -210,18 +222,49 @@ impl Prepared {
         options: &SolveOptions,
         stats: &mut Demand,
     ) -> Result<(), ResolveError> {
-        if options
-            .deadline
-            .is_some_and(|d| std::time::Instant::now() >= d)
-        {
-            return Err(ResolveError::out_of_time());
+        let mut next = wanted;
+        while !next.is_empty() {
+            if options
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+            {
+                return Err(ResolveError::out_of_time());
+            }
+            let more =
+                demand::dependencies(cx.universe, &self.orders, cx.adjust, cx.matches, &next);
+            derived.absorb(more, &self.orders);
+            stats.bundles += next.len();
+            done.extend(next.iter().copied());
+            next = forced(cx.universe, derived, &next, done);
         }
-        let more = demand::dependencies(cx.universe, &self.orders, cx.adjust, cx.matches, &wanted);
-        derived.absorb(more, &self.orders);
-        stats.bundles += wanted.len();
-        done.extend(wanted);
         Ok(())
     }
+}
+
+/// The only candidate of each dependency list of `bundles` that has one, unless its lists
+/// are derived already: selecting the dependent selects it.
+fn forced(
+    u: &Universe,
+    d: &derive::Derived,
+    bundles: &[BundleId],
+    done: &FxHashSet<BundleId>,
+) -> Vec<BundleId> {
+    let mut out: Vec<BundleId> = Vec::new();
+    for &a in bundles {
+        let b = u.bundle(a);
+        let count = b.requires_packages.len()
+            + b.requires_gvks.len()
+            + b.requires_labels.len()
+            + b.requires_constraints.len();
+        for i in 0..count as u32 {
+            if let Some([only]) = d.dependencies.candidates.get(&(a, i)).map(Vec::as_slice) {
+                out.extend(Some(*only).filter(|b| !done.contains(b)));
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// How the rounds ended: an answer that selects no bundle without derived lists, or a
