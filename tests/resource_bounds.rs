@@ -240,7 +240,12 @@ fn deep_chain_of_several_candidates_is_derived_whole_after_the_round_limit() {
         panic!("expected an answer");
     };
     assert_eq!(answer.selected.len(), 3_000);
-    assert!(answer.selected.iter().all(|s| s.bundle.ends_with(".v1.1.0")));
+    assert!(
+        answer
+            .selected
+            .iter()
+            .all(|s| s.bundle.ends_with(".v1.1.0"))
+    );
     let took = start.elapsed();
     eprintln!("3,000-link chain of two versions each: {took:?}");
     assert!(took < Duration::from_secs(20), "{took:?}");
