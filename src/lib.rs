@@ -29,7 +29,7 @@
 //! contains it (so a new file under `src/cluster/` is an input module unless listed).
 //!
 //! 1. input: `atomic`, `parallel`, `progress`, `version`, `range`, `yaml`, `input`, `gvk`, `constraint`, `catalog`, `crd`, `request`, `cluster`
-//! 2. derive: `resolve::admin`, `resolve::candidates`, `resolve::constraints`, `resolve::demand`, `resolve::derive`, `resolve::facts`, `resolve::installed`, `resolve::reach`, `resolve::reason`, `resolve::universe`
+//! 2. derive: `resolve::admin`, `resolve::candidates`, `resolve::constraints`, `resolve::demand`, `resolve::derive`, `resolve::facts`, `resolve::installed`, `resolve::orders`, `resolve::reach`, `resolve::reason`, `resolve::universe`
 //! 3. solve: `solver`, `generic`, `resolve`, `resolve::problem`, `resolve::answer`, `resolve::check`
 //! 4. answer: `resolve::hints`, `resolve::plan`, `resolve::why`, `cluster::answer`, `cluster::v1::answer`
 //! 5. explain and report: `explain`, `report`, `graph`, `installability`, `pipeline`, `scenario`, `cluster::resolve`, `cluster::crd`, `cluster::v1::advice`, `cluster::v1::resolve`
