@@ -73,7 +73,7 @@ pub struct Demand {
 /// What a derivation that may run on demand gives.
 pub enum Derivation {
     /// The whole program's model: the request reached fewer bundles than the threshold, or
-    /// on demand a budget ran out or the rounds reached [`MAX_ROUNDS`]; a failure is worded
+    /// on demand a budget ran out or the rounds reached their limit (64); a failure is worded
     /// from the whole program's proof.
     Whole(Model),
     /// The closed relaxation: the model of the last round's problem, whose answer (the
