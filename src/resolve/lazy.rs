@@ -141,7 +141,7 @@ impl Prepared {
             }
         }
         // A small closure (one run of the whole program costs less than several runs), or
-        // a budget ran out on demand.
+        // on demand a budget ran out or the rounds reached their limit.
         let model = self.whole_program(universe, request, adjust, cluster, matches, reach);
         Ok(Derivation::Whole(model))
     }
@@ -149,7 +149,7 @@ impl Prepared {
     /// The rounds on demand: solve the relaxation, derive the lists of the frontier bundles
     /// its answer selects, grow, solve again; until an answer selects no frontier bundle or
     /// a relaxation has no answer (either returned with what was derived and the last
-    /// problem), or a budget runs out (`None`).
+    /// problem), or a budget runs out or the rounds reach [`MAX_ROUNDS`] (`None`).
     fn rounds(
         &self,
         cx: &Start<'_>,
