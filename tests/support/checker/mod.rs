@@ -266,12 +266,12 @@ impl World {
         let mut gvks = Vec::new();
         let mut groups: [Vec<Pred>; 4] = Default::default();
         let mut deprecated = false;
-        // A property without a value states nothing (real catalogs have some).
+        // `olm.deprecated` deprecates with any value or none (docs/semantics.md §2.1); any
+        // other property without a value states nothing (real catalogs have some).
+        deprecated |= bundle.properties.iter().any(|(t, _)| t == "olm.deprecated");
         for (t, v) in bundle.properties.iter().filter(|(_, v)| !v.is_null()) {
-            match t.as_str() {
-                "olm.gvk" => gvks.push(predicate::gvk_of(v)?),
-                "olm.deprecated" => deprecated = true,
-                _ => {}
+            if t == "olm.gvk" {
+                gvks.push(predicate::gvk_of(v)?);
             }
             if let Some(p) = predicate::typed(t, v).map_err(|e| format!("{}: {e}", bundle.name))? {
                 let group = match t.as_str() {
