@@ -177,9 +177,62 @@ impl FromStr for VersionRange {
     }
 }
 
+/// Text formats (JSON, YAML) carry a range as its text. A binary format (the catalog
+/// cache's postcard) carries the text and the parsed comparators, `(raw, [[(op, version)]])`,
+/// so a warm load does not parse the text again.
 impl serde::Serialize for VersionRange {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.raw)
+        if serializer.is_human_readable() {
+            return serializer.serialize_str(&self.raw);
+        }
+        let sets: Vec<Vec<(u8, &Version)>> = self
+            .sets
+            .iter()
+            .map(|set| set.iter().map(|c| (c.op.code(), &c.version)).collect())
+            .collect();
+        serde::Serialize::serialize(&(&self.raw, sets), serializer)
+    }
+}
+
+impl Op {
+    /// The operator's number in the binary form.
+    fn code(self) -> u8 {
+        match self {
+            Op::Eq => 0,
+            Op::Ne => 1,
+            Op::Gt => 2,
+            Op::Ge => 3,
+            Op::Lt => 4,
+            Op::Le => 5,
+        }
+    }
+
+    /// The operator of a number of the binary form.
+    fn of_code(code: u8) -> Option<Op> {
+        [Op::Eq, Op::Ne, Op::Gt, Op::Ge, Op::Lt, Op::Le]
+            .get(usize::from(code))
+            .copied()
+    }
+}
+
+impl VersionRange {
+    /// The range of its binary form (see the `Serialize` impl).
+    fn from_parts(raw: String, sets: Vec<Vec<(u8, Version)>>) -> Result<VersionRange, String> {
+        if sets.is_empty() {
+            return Err(format!("range {raw:?} has no comparator sets"));
+        }
+        let sets = sets
+            .into_iter()
+            .map(|set| {
+                set.into_iter()
+                    .map(|(code, version)| match Op::of_code(code) {
+                        Some(op) => Ok(Comparator { op, version }),
+                        None => Err(format!("range {raw:?}: operator code {code}")),
+                    })
+                    .collect()
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(VersionRange { raw, sets })
     }
 }
 
@@ -195,6 +248,11 @@ impl<'de> serde::Deserialize<'de> for VersionRange {
                 VersionRange::parse(v).map_err(E::custom)
             }
         }
-        deserializer.deserialize_str(Visitor)
+        if deserializer.is_human_readable() {
+            return deserializer.deserialize_str(Visitor);
+        }
+        let (raw, sets) =
+            <(String, Vec<Vec<(u8, Version)>>) as serde::Deserialize>::deserialize(deserializer)?;
+        VersionRange::from_parts(raw, sets).map_err(serde::de::Error::custom)
     }
 }

@@ -15,6 +15,7 @@
 //! Pre-release and build metadata follow semver 2.0.0. Comparison by precedence
 //! ([`Version::cmp_precedence`]) ignores build metadata, like blang's `Compare`.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
@@ -141,9 +142,47 @@ impl FromStr for Version {
     }
 }
 
+/// Text formats (JSON, YAML) carry a version as its string. A binary format (the catalog
+/// cache's postcard) carries its parts, `(major, minor, patch, pre-release, build)`, so a
+/// warm load does not parse the text again.
 impl serde::Serialize for Version {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        if serializer.is_human_readable() {
+            return serializer.collect_str(self);
+        }
+        let v = &self.0;
+        serde::Serialize::serialize(
+            &(v.major, v.minor, v.patch, v.pre.as_str(), v.build.as_str()),
+            serializer,
+        )
+    }
+}
+
+impl Version {
+    /// The version of its binary parts (see the `Serialize` impl); the pre-release and build
+    /// identifiers are checked as semver checks them.
+    fn from_parts(
+        major: u64,
+        minor: u64,
+        patch: u64,
+        pre: &str,
+        build: &str,
+    ) -> Result<Version, String> {
+        let pre = match pre {
+            "" => semver::Prerelease::EMPTY,
+            p => semver::Prerelease::new(p).map_err(|e| format!("pre-release {p:?}: {e}"))?,
+        };
+        let build = match build {
+            "" => semver::BuildMetadata::EMPTY,
+            b => semver::BuildMetadata::new(b).map_err(|e| format!("build {b:?}: {e}"))?,
+        };
+        Ok(Version(semver::Version {
+            major,
+            minor,
+            patch,
+            pre,
+            build,
+        }))
     }
 }
 
@@ -159,7 +198,14 @@ impl<'de> serde::Deserialize<'de> for Version {
                 Version::parse(v).map_err(E::custom)
             }
         }
-        deserializer.deserialize_str(Visitor)
+        if deserializer.is_human_readable() {
+            return deserializer.deserialize_str(Visitor);
+        }
+        let (major, minor, patch, pre, build) =
+            <(u64, u64, u64, Cow<'de, str>, Cow<'de, str>) as serde::Deserialize>::deserialize(
+                deserializer,
+            )?;
+        Version::from_parts(major, minor, patch, &pre, &build).map_err(serde::de::Error::custom)
     }
 }
 
@@ -363,5 +409,22 @@ mod tests {
                 prop_assert_eq!(a.cmp(&b), a.cmp_precedence(&b));
             }
         }
+    }
+
+    #[test]
+    fn binary_form_is_the_parts_and_text_form_the_string() {
+        for text in ["1.2.3", "0.0.1-rc.1+build.7", "10.0.0+meta"] {
+            let version = v(text);
+            let bytes = postcard::to_allocvec(&version).unwrap();
+            let back: Version = postcard::from_bytes(&bytes).unwrap();
+            assert_eq!(back, version);
+            assert_eq!(back.to_string(), text);
+            assert_eq!(
+                serde_json::to_string(&version).unwrap(),
+                format!("{text:?}")
+            );
+        }
+        let bad = postcard::to_allocvec(&(1u64, 2u64, 3u64, "not valid!", "")).unwrap();
+        assert!(postcard::from_bytes::<Version>(&bad).is_err());
     }
 }

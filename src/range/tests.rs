@@ -446,3 +446,25 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn binary_form_keeps_text_and_meaning_and_text_form_is_the_string() {
+    for text in [
+        ">=1.0.0 <2.0.0",
+        ">1.2.3-rc.1 || =0.1.x",
+        "!=1.2.3",
+        "*",
+        "1.x",
+    ] {
+        let range = r(text);
+        let bytes = postcard::to_allocvec(&range).unwrap();
+        let back: VersionRange = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back, range);
+        assert_eq!(back.raw(), text);
+        assert_eq!(serde_json::to_string(&range).unwrap(), format!("{text:?}"));
+    }
+    let no_sets = postcard::to_allocvec(&("x", Vec::<Vec<(u8, Version)>>::new())).unwrap();
+    assert!(postcard::from_bytes::<VersionRange>(&no_sets).is_err());
+    let bad_op = postcard::to_allocvec(&("x", vec![vec![(9u8, v("1.0.0"))]])).unwrap();
+    assert!(postcard::from_bytes::<VersionRange>(&bad_op).is_err());
+}

@@ -10,19 +10,24 @@
 //! check out is reported, ignored and rebuilt, never trusted. Entries are written through a
 //! temporary file and a rename ([`crate::advanced::atomic`]), so an interrupted run leaves no
 //! half-written entry. The payload is the records in postcard (compact, not self-describing:
-//! typed serde both ways); raw JSON values (constraints, opaque properties) are carried as
-//! their text, because a binary format cannot carry serde_json's raw-value token.
+//! typed serde both ways): the file's packages, channels, deprecations, warnings and GVKs,
+//! then its bundles in chunks of [`CHUNK`], which a warm load decodes on several threads.
+//! Versions and ranges are carried as their parts (a warm load does not parse them again);
+//! raw JSON values (constraints, opaque properties) are carried as their text, because a
+//! binary format cannot carry serde_json's raw-value token.
 
 use std::path::Path;
 
-use super::convert::Records;
-use crate::catalog::error::LoadError;
+use super::convert::{BundleRec, ChannelRec, DeprecationRec, PackageRec, Records};
+use super::gvk_table::GvkTable;
+use crate::catalog::error::{LoadError, Warning};
+use crate::parallel::parallel_map;
 
 /// First word of an entry's header.
 const MAGIC: &str = "deppy-catalog-cache";
 /// Bumped whenever the records' shape or the payload encoding changes (1: JSON payload;
-/// 2 and 3: bincode; 4: postcard).
-const FORMAT: u32 = 4;
+/// 2 and 3: bincode; 4: postcard; 5: versions and ranges as their parts, bundles in chunks).
+const FORMAT: u32 = 5;
 
 /// The key of a file's entry.
 fn key(file: &str, bytes: &[u8], keep_heavy: bool) -> blake3::Hash {
@@ -74,11 +79,51 @@ pub(crate) fn parse_cached(
     Ok(records)
 }
 
+/// Bundles per chunk of the payload: the chunks of a large file decode on several threads.
+const CHUNK: usize = 1024;
+
+/// The payload's first part: a file's records without their bundles.
+#[derive(serde::Serialize)]
+struct HeadRef<'a> {
+    packages: &'a [PackageRec],
+    channels: &'a [ChannelRec],
+    deprecations: &'a [DeprecationRec],
+    warnings: &'a [Warning],
+    gvks: &'a GvkTable,
+}
+
+/// [`HeadRef`], read back.
+#[derive(serde::Deserialize)]
+struct Head {
+    packages: Vec<PackageRec>,
+    channels: Vec<ChannelRec>,
+    deprecations: Vec<DeprecationRec>,
+    warnings: Vec<Warning>,
+    gvks: GvkTable,
+}
+
+/// A file's bundle records, boxed as [`Records::bundles`] holds them.
+#[allow(clippy::vec_box)]
+type Bundles = Vec<Box<BundleRec>>;
+
 /// An entry: the header line, then the payload (postcard: variable-length integers; a
 /// reader never takes more than the payload holds, and serde caps what a length prefix can
-/// make it allocate ahead).
+/// make it allocate ahead). The payload is the head's bytes, then the bundles in chunks of
+/// [`CHUNK`], each chunk's bytes on their own.
 fn encode(key: &blake3::Hash, records: &Records) -> Result<Vec<u8>, postcard::Error> {
-    let payload = postcard::to_allocvec(records)?;
+    let head = postcard::to_allocvec(&HeadRef {
+        packages: &records.packages,
+        channels: &records.channels,
+        deprecations: &records.deprecations,
+        warnings: &records.warnings,
+        gvks: &records.gvks,
+    })?;
+    let chunks = records
+        .bundles
+        .chunks(CHUNK)
+        .map(postcard::to_allocvec)
+        .collect::<Result<Vec<Vec<u8>>, _>>()?;
+    let payload = postcard::to_allocvec(&(head, chunks))?;
     let header = format!(
         "{MAGIC} {FORMAT} {} {} {}\n",
         key.to_hex(),
@@ -88,6 +133,37 @@ fn encode(key: &blake3::Hash, records: &Records) -> Result<Vec<u8>, postcard::Er
     let mut entry = header.into_bytes();
     entry.extend_from_slice(&payload);
     Ok(entry)
+}
+
+/// One value of postcard bytes that must hold exactly that value.
+fn whole<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], what: &str) -> Result<T, String> {
+    let (value, rest): (T, &[u8]) =
+        postcard::take_from_bytes(bytes).map_err(|e| format!("{what} does not decode: {e}"))?;
+    if !rest.is_empty() {
+        return Err(format!("{} bytes after the {what}", rest.len()));
+    }
+    Ok(value)
+}
+
+/// The records of a checked payload; the chunks of bundles decode in parallel.
+fn decode_payload(payload: &[u8]) -> Result<Records, String> {
+    let (head, chunks): (&[u8], Vec<&[u8]>) = whole(payload, "payload")?;
+    let head: Head = whole(head, "head of the payload")?;
+    let decoded: Vec<Result<Bundles, String>> =
+        parallel_map(&chunks, |c| whole(c, "chunk of bundles"));
+    let total = decoded.iter().map(|c| c.as_ref().map_or(0, Vec::len)).sum();
+    let mut bundles = Vec::with_capacity(total);
+    for chunk in decoded {
+        bundles.extend(chunk?);
+    }
+    Ok(Records {
+        packages: head.packages,
+        channels: head.channels,
+        bundles,
+        deprecations: head.deprecations,
+        warnings: head.warnings,
+        gvks: head.gvks,
+    })
 }
 
 /// Checks an entry against its key and its own payload hash, then reads the records.
@@ -120,12 +196,7 @@ fn decode(entry: &[u8], key: &blake3::Hash) -> Result<Records, String> {
     if hash != blake3::hash(payload).to_hex().as_str() {
         return Err("payload hash does not match (corrupt)".to_string());
     }
-    let (records, rest): (Records, &[u8]) =
-        postcard::take_from_bytes(payload).map_err(|e| format!("payload does not decode: {e}"))?;
-    if !rest.is_empty() {
-        return Err(format!("{} bytes after the records", rest.len()));
-    }
-    Ok(records)
+    decode_payload(payload)
 }
 
 fn store(
@@ -306,6 +377,79 @@ mod tests {
             assert_eq!(summary(&r), summary(&parse().unwrap()));
             assert_eq!(std::fs::read(&entry).unwrap(), good, "entry not rebuilt");
         }
+    }
+
+    /// A file of `n` bundles of one package, one channel naming them all.
+    fn many(n: usize) -> String {
+        let mut doc = String::from(r#"{"schema":"olm.package","name":"a"}"#);
+        doc.push('\n');
+        let entries: Vec<String> = (0..n)
+            .map(|i| format!(r#"{{"name":"a.v{i}.0.0"}}"#))
+            .collect();
+        doc.push_str(&format!(
+            r#"{{"schema":"olm.channel","package":"a","name":"s","entries":[{}]}}"#,
+            entries.join(",")
+        ));
+        doc.push('\n');
+        for i in 0..n {
+            doc.push_str(&format!(
+                r#"{{"schema":"olm.bundle","name":"a.v{i}.0.0","package":"a","properties":[{{"type":"olm.package","value":{{"packageName":"a","version":"{i}.0.0-rc.{i}+b{i}"}}}},{{"type":"olm.package.required","value":{{"packageName":"b","versionRange":">={i}.0.0 <{}.0.0 || =0.1.x"}}}}]}}"#,
+                i + 1
+            ));
+            doc.push('\n');
+        }
+        doc
+    }
+
+    #[test]
+    fn bundles_in_several_chunks_come_back_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let doc = many(2 * CHUNK + 7);
+        let fresh = || parse_bytes("m.json", doc.as_bytes(), Some(Format::Json), false);
+        let first = parse_cached(dir.path(), "m.json", doc.as_bytes(), false, fresh).unwrap();
+        let hit = parse_cached(dir.path(), "m.json", doc.as_bytes(), false, || {
+            panic!("parsed again")
+        })
+        .unwrap();
+        assert_eq!(hit.bundles.len(), 2 * CHUNK + 7);
+        assert_eq!(summary(&hit), summary(&first));
+        let b = &hit.bundles[2 * CHUNK + 3];
+        assert_eq!(b.name, format!("a.v{}.0.0", 2 * CHUNK + 3));
+        assert_eq!(
+            b.version.to_string(),
+            format!("{0}.0.0-rc.{0}+b{0}", 2 * CHUNK + 3)
+        );
+        let range = &b.requires_packages[0].range;
+        assert!(range.matches(&crate::version::Version::parse("0.1.5").unwrap()));
+        assert!(!range.matches(&crate::version::Version::parse("0.2.0").unwrap()));
+    }
+
+    #[test]
+    fn a_chunk_that_does_not_decode_rejects_the_entry() {
+        let records = parse().unwrap();
+        let key = key("c.json", DOC.as_bytes(), false);
+        let good = encode(&key, &records).unwrap();
+        assert!(decode(&good, &key).is_ok());
+        // A payload whose hash checks out but whose one chunk is not a list of bundles.
+        let head = postcard::to_allocvec(&HeadRef {
+            packages: &records.packages,
+            channels: &records.channels,
+            deprecations: &records.deprecations,
+            warnings: &records.warnings,
+            gvks: &records.gvks,
+        })
+        .unwrap();
+        let payload = postcard::to_allocvec(&(head, vec![vec![5u8, 1, 2]])).unwrap();
+        let mut bad = format!(
+            "{MAGIC} {FORMAT} {} {} {}\n",
+            key.to_hex(),
+            blake3::hash(&payload).to_hex(),
+            payload.len()
+        )
+        .into_bytes();
+        bad.extend_from_slice(&payload);
+        let why = decode(&bad, &key).err().unwrap();
+        assert!(why.contains("chunk of bundles"), "{why}");
     }
 
     #[test]
