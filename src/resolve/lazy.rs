@@ -178,12 +178,18 @@ impl Prepared {
             if stats.rounds > MAX_ROUNDS {
                 return Ok(None);
             }
-            let built = &growing.built;
-            let mut whole = built.problem.clone();
-            for e in problem::global_constraints(universe, built) {
-                whole.add(e.subject, e.constraint, e.label);
+            // The global constraints join the problem for this search only: added, then
+            // taken back (a copy of the problem per round cost more than the search).
+            let global = problem::global_constraints(universe, &growing.built);
+            let problem = &mut growing.built.problem;
+            let mark = problem.entries().len();
+            for e in global {
+                problem.add(e.subject, e.constraint, e.label);
             }
-            let sel = match solver::solve(&whole, options) {
+            let answer = solver::solve(problem, options);
+            problem.truncate(mark);
+            let built = &growing.built;
+            let sel = match answer {
                 Ok(sel) => sel,
                 Err(SolveError::Unsatisfiable(tree)) => {
                     stats.refuted = true;

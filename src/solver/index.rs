@@ -30,6 +30,19 @@ fn push_row(rows: &mut Vec<Vec<u32>>, v: Var, entry: u32) {
     }
 }
 
+/// Drops `entry` from the end of `list`, where the newest entry sits.
+fn pop_if(list: &mut Vec<u32>, entry: u32) {
+    if list.last() == Some(&entry) {
+        list.pop();
+    }
+}
+
+fn pop_row(rows: &mut [Vec<u32>], v: Var, entry: u32) {
+    if let Some(row) = rows.get_mut(v.index()) {
+        pop_if(row, entry);
+    }
+}
+
 impl Index {
     /// Records entry number `entry`.
     pub fn add(&mut self, entry: u32, subject: Var, constraint: &Constraint) {
@@ -51,6 +64,27 @@ impl Index {
                         push_row(&mut self.atmost_of, *v, entry);
                     }
                     self.atmost_vars.insert(entry, vars);
+                }
+            }
+        }
+    }
+
+    /// Forgets entry number `entry`, the last one recorded ([`Index::add`] in reverse).
+    pub fn remove_last(&mut self, entry: u32, subject: Var, constraint: &Constraint) {
+        match constraint {
+            Constraint::Mandatory | Constraint::Prohibited => pop_if(&mut self.units, entry),
+            Constraint::Dependency(_) => pop_row(&mut self.owned, subject, entry),
+            Constraint::Conflict(other) => {
+                pop_row(&mut self.owned, subject, entry);
+                if *other != subject {
+                    pop_row(&mut self.owned, *other, entry);
+                }
+            }
+            Constraint::AtMost { .. } => {
+                if let Some(vars) = self.atmost_vars.remove(&entry) {
+                    for v in vars {
+                        pop_row(&mut self.atmost_of, v, entry);
+                    }
                 }
             }
         }
@@ -106,5 +140,54 @@ mod tests {
         assert_eq!(ix.atmost_of(Var(0)), &[] as &[u32]);
         assert_eq!(ix.atmost_vars(3), &[Var(1), Var(3)]);
         assert_eq!(ix.atmost_vars(4), &[] as &[Var]);
+    }
+
+    /// Every lookup of an index over `vars` variables and `entries` entries.
+    fn lookups(ix: &Index, vars: u32, entries: u32) -> String {
+        let rows: Vec<_> = (0..vars)
+            .map(|v| (ix.owned(Var(v)).to_vec(), ix.atmost_of(Var(v)).to_vec()))
+            .collect();
+        let sets: Vec<_> = (0..entries).map(|e| ix.atmost_vars(e).to_vec()).collect();
+        format!("{:?} {rows:?} {sets:?}", ix.units())
+    }
+
+    #[test]
+    fn removing_the_newest_entries_gives_the_index_without_them() {
+        let kept = [
+            (Var(2), Constraint::Dependency(vec![Var(0)])),
+            (Var(0), Constraint::Mandatory),
+            (
+                Var(1),
+                Constraint::AtMost {
+                    n: 1,
+                    vars: vec![Var(1), Var(2)],
+                },
+            ),
+        ];
+        let added = [
+            (Var(1), Constraint::Conflict(Var(2))),
+            (
+                Var(3),
+                Constraint::AtMost {
+                    n: 1,
+                    vars: vec![Var(3), Var(1), Var(5)],
+                },
+            ),
+            (Var(3), Constraint::Prohibited),
+            (Var(2), Constraint::Dependency(vec![Var(3)])),
+        ];
+        let mut before = Index::default();
+        for (i, (v, c)) in kept.iter().enumerate() {
+            before.add(i as u32, *v, c);
+        }
+        let mut ix = before.clone();
+        for (i, (v, c)) in added.iter().enumerate() {
+            ix.add((kept.len() + i) as u32, *v, c);
+        }
+        assert_ne!(lookups(&ix, 6, 7), lookups(&before, 6, 7));
+        for (i, (v, c)) in added.iter().enumerate().rev() {
+            ix.remove_last((kept.len() + i) as u32, *v, c);
+        }
+        assert_eq!(lookups(&ix, 6, 7), lookups(&before, 6, 7));
     }
 }

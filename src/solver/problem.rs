@@ -88,6 +88,17 @@ impl<L> Problem<L> {
         });
     }
 
+    /// Removes the entries added after the first `len` (the newest first), as if they had
+    /// never been added: a caller adds constraints for one solve, then takes them back
+    /// instead of solving a copy.
+    pub fn truncate(&mut self, len: usize) {
+        while self.entries.len() > len {
+            let Some(e) = self.entries.pop() else { break };
+            self.index
+                .remove_last(self.entries.len() as u32, e.subject, &e.constraint);
+        }
+    }
+
     /// Number of variables.
     pub fn var_count(&self) -> usize {
         self.var_count as usize
