@@ -92,6 +92,18 @@ struct HeadRef<'a> {
     gvks: &'a GvkTable,
 }
 
+impl<'a> HeadRef<'a> {
+    fn of(records: &'a Records) -> HeadRef<'a> {
+        HeadRef {
+            packages: &records.packages,
+            channels: &records.channels,
+            deprecations: &records.deprecations,
+            warnings: &records.warnings,
+            gvks: &records.gvks,
+        }
+    }
+}
+
 /// [`HeadRef`], read back.
 #[derive(serde::Deserialize)]
 struct Head {
@@ -111,28 +123,27 @@ type Bundles = Vec<Box<BundleRec>>;
 /// make it allocate ahead). The payload is the head's bytes, then the bundles in chunks of
 /// [`CHUNK`], each chunk's bytes on their own.
 fn encode(key: &blake3::Hash, records: &Records) -> Result<Vec<u8>, postcard::Error> {
-    let head = postcard::to_allocvec(&HeadRef {
-        packages: &records.packages,
-        channels: &records.channels,
-        deprecations: &records.deprecations,
-        warnings: &records.warnings,
-        gvks: &records.gvks,
-    })?;
+    let head = postcard::to_allocvec(&HeadRef::of(records))?;
     let chunks = records
         .bundles
         .chunks(CHUNK)
         .map(postcard::to_allocvec)
         .collect::<Result<Vec<Vec<u8>>, _>>()?;
     let payload = postcard::to_allocvec(&(head, chunks))?;
+    Ok(entry(key, &payload))
+}
+
+/// The entry of a payload: its header line, then the payload.
+fn entry(key: &blake3::Hash, payload: &[u8]) -> Vec<u8> {
     let header = format!(
         "{MAGIC} {FORMAT} {} {} {}\n",
         key.to_hex(),
-        blake3::hash(&payload).to_hex(),
+        blake3::hash(payload).to_hex(),
         payload.len()
     );
     let mut entry = header.into_bytes();
-    entry.extend_from_slice(&payload);
-    Ok(entry)
+    entry.extend_from_slice(payload);
+    entry
 }
 
 /// One value of postcard bytes that must hold exactly that value.
@@ -431,23 +442,9 @@ mod tests {
         let good = encode(&key, &records).unwrap();
         assert!(decode(&good, &key).is_ok());
         // A payload whose hash checks out but whose one chunk is not a list of bundles.
-        let head = postcard::to_allocvec(&HeadRef {
-            packages: &records.packages,
-            channels: &records.channels,
-            deprecations: &records.deprecations,
-            warnings: &records.warnings,
-            gvks: &records.gvks,
-        })
-        .unwrap();
+        let head = postcard::to_allocvec(&HeadRef::of(&records)).unwrap();
         let payload = postcard::to_allocvec(&(head, vec![vec![5u8, 1, 2]])).unwrap();
-        let mut bad = format!(
-            "{MAGIC} {FORMAT} {} {} {}\n",
-            key.to_hex(),
-            blake3::hash(&payload).to_hex(),
-            payload.len()
-        )
-        .into_bytes();
-        bad.extend_from_slice(&payload);
+        let bad = entry(&key, &payload);
         let why = decode(&bad, &key).err().unwrap();
         assert!(why.contains("chunk of bundles"), "{why}");
     }
