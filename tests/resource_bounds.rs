@@ -13,6 +13,9 @@
 //!   `src/catalog/channel.rs` (`long_chain_is_iterative`);
 //! - the solver's budget (`--timeout`, `--max-conflicts`): `tests/budget.rs`.
 
+#[path = "support/inputs.rs"]
+mod inputs;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -205,14 +208,7 @@ fn two_version_chain(dir: &Path, n: usize) -> PathBuf {
 {{"schema":"olm.channel","package":"p{i}","name":"stable","entries":[{{"name":"p{i}.v1.0.0"}},{{"name":"p{i}.v1.1.0","replaces":"p{i}.v1.0.0"}}]}}"#
         )
         .expect("write");
-        let dep = if i + 1 < n {
-            format!(
-                r#",{{"type":"olm.package.required","value":{{"packageName":"p{}","versionRange":">=1.0.0"}}}}"#,
-                i + 1
-            )
-        } else {
-            String::new()
-        };
+        let dep = inputs::chain_dependency(i, n);
         for v in ["1.0.0", "1.1.0"] {
             writeln!(
                 w,

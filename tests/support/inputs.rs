@@ -14,6 +14,19 @@ pub fn one_bundle_catalog(name: &str) -> String {
     )
 }
 
+/// The property list's tail of link `i` of an `n`-link chain: `p{i}` requires `p{i+1}` at
+/// `>=1.0.0` (nothing for the last link).
+pub fn chain_dependency(i: usize, n: usize) -> String {
+    if i + 1 < n {
+        format!(
+            r#",{{"type":"olm.package.required","value":{{"packageName":"p{}","versionRange":">=1.0.0"}}}}"#,
+            i + 1
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// A chain of `n` packages: `p0` requires `p1` ... requires `p{n-1}`.
 pub fn chain_catalog(n: usize) -> String {
     let mut out = String::new();
@@ -23,14 +36,7 @@ pub fn chain_catalog(n: usize) -> String {
 {{"schema":"olm.channel","package":"p{i}","name":"stable","entries":[{{"name":"p{i}.v1.0.0"}}]}}
 "#
         ));
-        let dep = if i + 1 < n {
-            format!(
-                r#",{{"type":"olm.package.required","value":{{"packageName":"p{}","versionRange":">=1.0.0"}}}}"#,
-                i + 1
-            )
-        } else {
-            String::new()
-        };
+        let dep = chain_dependency(i, n);
         out.push_str(&format!(
             r#"{{"schema":"olm.bundle","name":"p{i}.v1.0.0","package":"p{i}","image":"img","properties":[{{"type":"olm.package","value":{{"packageName":"p{i}","version":"1.0.0"}}}}{dep}]}}
 "#
