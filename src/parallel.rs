@@ -4,9 +4,11 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-/// Threads to use: `available_parallelism`, at least 1.
+/// Threads to use: `available_parallelism`, at least 1. Asked once per process: on Linux
+/// each question reads three cgroup files.
 fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
 /// Maps `f` over `items` on up to `available_parallelism` threads; results keep item order.

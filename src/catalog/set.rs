@@ -71,13 +71,14 @@ pub struct CatalogSet {
     pub(crate) index: Index,
 }
 
-/// Lookup tables built once after loading.
+/// Lookup tables built once after loading. Package and GVK ids are dense (interned from 0),
+/// so their tables are vectors indexed by id.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Index {
-    /// Bundles of each package (all catalogs), in id order.
-    pub bundles_of: FxHashMap<PackageId, Vec<BundleId>>,
-    /// Bundles providing each GVK, in id order.
-    pub providers: FxHashMap<GvkId, Vec<BundleId>>,
+    /// Bundles of each package (all catalogs), in id order, indexed by [`PackageId`].
+    pub bundles_of: Vec<Vec<BundleId>>,
+    /// Bundles providing each GVK, in id order, indexed by [`GvkId`].
+    pub providers: Vec<Vec<BundleId>>,
     /// Per catalog (by id): bundle name → bundle.
     pub by_name: Vec<FxHashMap<String, BundleId>>,
     /// (package, catalog) → position in `packages`.
@@ -100,12 +101,18 @@ impl CatalogSet {
     pub(crate) fn reindex_with(&mut self, by_name: Vec<FxHashMap<String, BundleId>>) {
         let mut index = Index {
             by_name,
+            bundles_of: vec![Vec::new(); self.package_names.len()],
+            providers: vec![Vec::new(); self.gvks.len()],
             ..Index::default()
         };
         for b in &self.bundles {
-            index.bundles_of.entry(b.package).or_default().push(b.id);
+            if let Some(of) = index.bundles_of.get_mut(b.package.0 as usize) {
+                of.push(b.id);
+            }
             for g in &b.provides {
-                index.providers.entry(*g).or_default().push(b.id);
+                if let Some(of) = index.providers.get_mut(g.0 as usize) {
+                    of.push(b.id);
+                }
             }
         }
         for (i, p) in self.packages.iter().enumerate() {
@@ -143,13 +150,16 @@ impl CatalogSet {
     pub fn bundles_of(&self, package: PackageId) -> &[BundleId] {
         self.index
             .bundles_of
-            .get(&package)
+            .get(package.0 as usize)
             .map_or(&[], Vec::as_slice)
     }
 
     /// Every bundle providing a GVK.
     pub fn providers(&self, gvk: GvkId) -> &[BundleId] {
-        self.index.providers.get(&gvk).map_or(&[], Vec::as_slice)
+        self.index
+            .providers
+            .get(gvk.0 as usize)
+            .map_or(&[], Vec::as_slice)
     }
 
     /// A bundle by catalog and name.
