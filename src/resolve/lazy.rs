@@ -181,7 +181,7 @@ impl Prepared {
             // The global constraints join the problem for this search only: added, then
             // taken back, instead of solving a copy of the problem (its copy and drop took
             // 11% of a request's time; docs/performance.md, 2026-11-27 04:37).
-            let global = problem::global_constraints(universe, &growing.built);
+            let global = growing.global_constraints(universe);
             let problem = &mut growing.built.problem;
             let mark = problem.entries().len();
             for e in global {

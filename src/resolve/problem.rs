@@ -73,6 +73,8 @@ pub struct Growing {
     pub built: Built,
     queue: Vec<BundleId>,
     next: usize,
+    /// The bundle variables so far by package and by API.
+    groups: Groups,
 }
 
 impl Growing {
@@ -93,7 +95,15 @@ impl Growing {
             built: b.built,
             queue: b.queue,
             next,
+            groups: Groups::default(),
         }
+    }
+
+    /// The global constraints of the problem so far ([`global_constraints`]), grouping only
+    /// the variables added since the last call.
+    pub fn global_constraints(&mut self, u: &Universe) -> Vec<Entry<Reason>> {
+        self.groups.extend(u, &self.built.subjects);
+        self.groups.constraints()
     }
 
     /// Adds the dependencies of the frontier bundles now derived, and what they bring in.
@@ -369,32 +379,56 @@ impl Builder<'_, '_> {
 /// The global constraints (docs/semantics.md §6.1): at most one selected bundle per package
 /// and per API, over the bundles `built` has variables for, in variable order.
 pub fn global_constraints(u: &Universe, built: &Built) -> Vec<Entry<Reason>> {
-    let mut by_package: FxHashMap<PackageId, Vec<Var>> = FxHashMap::default();
-    let mut by_gvk: FxHashMap<GvkId, Vec<Var>> = FxHashMap::default();
-    for (i, s) in built.subjects.iter().enumerate() {
-        let Subject::Bundle(b) = *s else { continue };
-        let v = Var(i as u32);
-        let bd = u.bundle(b);
-        by_package.entry(bd.package).or_default().push(v);
-        for g in &bd.provides {
-            by_gvk.entry(*g).or_default().push(v);
+    let mut groups = Groups::default();
+    groups.extend(u, &built.subjects);
+    groups.constraints()
+}
+
+/// The bundle variables of each package and of each provided API, in variable order: what
+/// the global constraints are made of. [`Growing`] keeps them as variables are added, so a
+/// round does not group every variable again.
+#[derive(Default)]
+struct Groups {
+    by_package: FxHashMap<PackageId, Vec<Var>>,
+    by_gvk: FxHashMap<GvkId, Vec<Var>>,
+    /// Subjects grouped so far.
+    seen: usize,
+}
+
+impl Groups {
+    /// Groups the subjects from the first not seen yet.
+    fn extend(&mut self, u: &Universe, subjects: &[Subject]) {
+        for (i, s) in subjects.iter().enumerate().skip(self.seen) {
+            let Subject::Bundle(b) = *s else { continue };
+            let v = Var(i as u32);
+            let bd = u.bundle(b);
+            self.by_package.entry(bd.package).or_default().push(v);
+            for g in &bd.provides {
+                self.by_gvk.entry(*g).or_default().push(v);
+            }
         }
+        self.seen = self.seen.max(subjects.len());
     }
-    let mut out = Vec::new();
-    let mut packages: Vec<_> = by_package
-        .into_iter()
-        .filter(|(_, vs)| vs.len() > 1)
-        .collect();
-    packages.sort();
-    for (p, vars) in packages {
-        out.push(at_most_one(vars, Reason::OnePerPackage(p)));
+
+    /// At most one bundle per package, then one provider per API, each in id order; groups
+    /// of one variable bind nothing and are left out.
+    fn constraints(&self) -> Vec<Entry<Reason>> {
+        let mut packages: Vec<_> = self
+            .by_package
+            .iter()
+            .filter(|(_, vs)| vs.len() > 1)
+            .collect();
+        packages.sort_unstable_by_key(|(p, _)| **p);
+        let mut gvks: Vec<_> = self.by_gvk.iter().filter(|(_, vs)| vs.len() > 1).collect();
+        gvks.sort_unstable_by_key(|(g, _)| **g);
+        let packages = packages
+            .into_iter()
+            .map(|(p, vars)| at_most_one(vars.clone(), Reason::OnePerPackage(*p)));
+        let gvks = gvks
+            .into_iter()
+            .map(|(g, vars)| at_most_one(vars.clone(), Reason::OnePerGvk(*g)));
+        packages.chain(gvks).collect()
     }
-    let mut gvks: Vec<_> = by_gvk.into_iter().filter(|(_, vs)| vs.len() > 1).collect();
-    gvks.sort();
-    for (g, vars) in gvks {
-        out.push(at_most_one(vars, Reason::OnePerGvk(g)));
-    }
-    out
 }
 
 fn at_most_one(vars: Vec<Var>, label: Reason) -> Entry<Reason> {
