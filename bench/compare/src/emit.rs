@@ -307,3 +307,177 @@ pub fn write_libsolv(m: &Model, dir: &Path) -> std::io::Result<()> {
         .collect();
     std::fs::write(dir.join("roots.txt"), roots.join("\n") + "\n")
 }
+
+/// A constraint of [`generic_file`]'s model with variable indices in place of names (roots
+/// first, then bundles), as a library caller builds a `Problem` without names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Typed {
+    Mandatory,
+    Dependency(Vec<u32>),
+    Conflict(u32),
+    AtMost(Vec<u32>),
+}
+
+/// The model of [`generic_file`] with indices, constraint by constraint: the variables are
+/// the roots, then the bundles. `tests::typed_matches_generic` holds the two against each
+/// other.
+pub struct TypedModel<'m> {
+    m: &'m Model,
+    /// Per bundle: the shared GVKs whose AtMost it carries.
+    gvk_carrier: Vec<Vec<u32>>,
+    /// Per shared GVK: its providers' variables, most preferred first.
+    gvk_lists: Vec<Vec<u32>>,
+}
+
+impl<'m> TypedModel<'m> {
+    pub fn new(m: &'m Model) -> TypedModel<'m> {
+        let roots = m.roots.len() as u32;
+        let mut gvk_carrier: Vec<Vec<u32>> = vec![Vec::new(); m.bundles.len()];
+        let mut gvk_lists = Vec::with_capacity(m.gvk_providers.len());
+        for k in 0..m.gvk_providers.len() {
+            let list = m.gvk_bundles(k as u32);
+            gvk_carrier[list[0]].push(k as u32);
+            gvk_lists.push(list.into_iter().map(|b| roots + b as u32).collect());
+        }
+        TypedModel {
+            m,
+            gvk_carrier,
+            gvk_lists,
+        }
+    }
+
+    pub fn var_count(&self) -> u32 {
+        (self.m.roots.len() + self.m.bundles.len()) as u32
+    }
+
+    fn var(&self, b: usize) -> u32 {
+        (self.m.roots.len() + b) as u32
+    }
+
+    fn vars(&self, bs: Vec<usize>) -> Vec<u32> {
+        bs.into_iter().map(|b| self.var(b)).collect()
+    }
+
+    /// The constraints of variable `v`, in the order [`generic_file`] lists them.
+    pub fn constraints(&self, v: u32, mut add: impl FnMut(Typed)) {
+        let m = self.m;
+        let Some(b) = (v as usize).checked_sub(m.roots.len()) else {
+            add(Typed::Mandatory);
+            add(Typed::Dependency(
+                self.vars(m.package_bundles(m.roots[v as usize])),
+            ));
+            return;
+        };
+        let bundle = &m.bundles[b];
+        for d in &bundle.deps {
+            add(Typed::Dependency(match d {
+                Dep::Gvk(k) => self.gvk_lists[*k as usize].clone(),
+                Dep::Pkg(_) => self.vars(m.dep_bundles(d)),
+            }));
+        }
+        for r in &bundle.conflicts {
+            for x in r.lo..r.hi {
+                add(Typed::Conflict(self.var(bid(r.pkg, x))));
+            }
+        }
+        if ver_of(b) as usize == VERSIONS - 1 {
+            add(Typed::AtMost(self.vars(m.package_bundles(pkg_of(b)))));
+        }
+        for k in &self.gvk_carrier[b] {
+            add(Typed::AtMost(self.gvk_lists[*k as usize].clone()));
+        }
+    }
+
+    /// The name of variable `v` in [`generic_file`].
+    pub fn name(&self, v: u32) -> String {
+        let m = self.m;
+        match (v as usize).checked_sub(m.roots.len()) {
+            None => format!("require-{}", m.names[m.roots[v as usize] as usize]),
+            Some(b) => m.bundle_name(b),
+        }
+    }
+
+    /// The file an explanation of the typed problem is worded from: the variables of `keep`
+    /// with their constraints, named, and the variables those constraints name; every other
+    /// variable keeps its place with an empty name (a proof over the constraints of `keep`
+    /// names no other variable).
+    pub fn named_file(&self, keep: &[u32]) -> GenericFile {
+        let mut variables: Vec<RawVariable> = (0..self.var_count())
+            .map(|_| RawVariable {
+                id: String::new(),
+                constraints: Vec::new(),
+            })
+            .collect();
+        let name = |variables: &mut Vec<RawVariable>, v: u32| -> String {
+            let slot = &mut variables[v as usize].id;
+            if slot.is_empty() {
+                *slot = self.name(v);
+            }
+            slot.clone()
+        };
+        for &v in keep {
+            name(&mut variables, v);
+            let mut raws = Vec::new();
+            self.constraints(v, |c| raws.push(c));
+            for c in raws {
+                let mut names = |vs: &[u32]| -> Vec<String> {
+                    vs.iter().map(|x| name(&mut variables, *x)).collect()
+                };
+                let raw = match c {
+                    Typed::Mandatory => RawConstraint::Mandatory(json!({})),
+                    Typed::Dependency(vs) => RawConstraint::Dependency(names(&vs)),
+                    Typed::Conflict(o) => RawConstraint::Conflict(names(&[o]).remove(0)),
+                    Typed::AtMost(vs) => RawConstraint::AtMost(AtMostValue {
+                        n: 1,
+                        ids: names(&vs),
+                    }),
+                };
+                variables[v as usize].constraints.push(raw);
+            }
+        }
+        GenericFile { variables }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use deppy::advanced::solver::{Constraint, Var};
+
+    use super::*;
+    use crate::model::Shape;
+
+    #[test]
+    fn typed_matches_generic() {
+        for shape in [Shape::N, Shape::U, Shape::C, Shape::Real] {
+            for conflicts in [true, false] {
+                let m = Model::generate(shape, 200, 7, conflicts);
+                let generic = generic_file(&m).problem().expect("well-formed");
+                let mut typed = Vec::new();
+                let t = TypedModel::new(&m);
+                for v in 0..t.var_count() {
+                    t.constraints(v, |c| {
+                        let vars = |vs: Vec<u32>| vs.into_iter().map(Var).collect();
+                        let c = match c {
+                            Typed::Mandatory => Constraint::Mandatory,
+                            Typed::Dependency(vs) => Constraint::Dependency(vars(vs)),
+                            Typed::Conflict(o) => Constraint::Conflict(Var(o)),
+                            Typed::AtMost(vs) => Constraint::AtMost {
+                                n: 1,
+                                vars: vars(vs),
+                            },
+                        };
+                        typed.push((Var(v), c));
+                    });
+                }
+                let want: Vec<(Var, Constraint)> = generic
+                    .entries()
+                    .iter()
+                    .map(|e| (e.subject, e.constraint.clone()))
+                    .collect();
+                assert_eq!(typed, want, "{shape:?} conflicts {conflicts}");
+                let all: Vec<u32> = (0..t.var_count()).collect();
+                assert_eq!(t.named_file(&all).variables, generic_file(&m).variables);
+            }
+        }
+    }
+}

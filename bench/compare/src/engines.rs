@@ -8,12 +8,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use deppy::advanced::generic::Label;
 use deppy::advanced::request::{Request, Requirement};
 use deppy::advanced::resolve::{Outcome, Resolver};
-use deppy::advanced::solver::{SolveError, SolveOptions};
+use deppy::advanced::solver::{Constraint, DerivationTree, Problem, SolveError, SolveOptions, Var};
 use serde_json::json;
 
-use crate::emit;
+use crate::emit::{self, Typed, TypedModel};
 use crate::model::Model;
 use crate::resolvo_engine;
 
@@ -89,7 +90,8 @@ pub fn deppy_generic(m: &Model, repeats: usize) -> Run {
             }
             Err(SolveError::Unsatisfiable(tree)) => {
                 let solved = ms(t);
-                let text = deppy::advanced::explain::explain_generic(&tree, &file, Default::default());
+                let text =
+                    deppy::advanced::explain::explain_generic(&tree, &file, Default::default());
                 run.add("solve", ms(t));
                 run.add("explain", ms(t) - solved);
                 run.status = "unsat";
@@ -105,6 +107,98 @@ pub fn deppy_generic(m: &Model, repeats: usize) -> Run {
         drop((problem, file));
     }
     run
+}
+
+/// deppy's solver fed as resolvo is fed: a typed `Problem` built from the model's indices
+/// (`emit::typed_model`: the same variables and constraints as the generic model, without
+/// names), each constraint labelled (variable, its number on that variable). Timed per repeat
+/// from the same in-memory model: building the problem ("build"), then `solver::solve` plus, on
+/// failure, the explanation: the variables' names and the constraints the proof uses
+/// (`emit::named_file`), worded by `explain_generic` as for the generic model ("solve").
+pub fn deppy_problem(m: &Model, repeats: usize) -> Run {
+    let mut run = Run::new();
+    for _ in 0..repeats {
+        let t0 = Instant::now();
+        let typed = TypedModel::new(m);
+        let problem = typed_problem(&typed);
+        run.add("build", ms(t0));
+        let t = Instant::now();
+        match deppy::advanced::solver::solve(&problem, &SolveOptions::default()) {
+            Ok(sel) => {
+                run.add("solve", ms(t));
+                run.status = "sat";
+                let roots = m.roots.len();
+                run.selected = sel
+                    .iter()
+                    .map(|v| v.0 as usize)
+                    .filter(|i| *i >= roots)
+                    .map(|i| i - roots)
+                    .collect();
+            }
+            Err(SolveError::Unsatisfiable(tree)) => {
+                let solved = ms(t);
+                let text = typed_explanation(&typed, tree);
+                run.add("solve", ms(t));
+                run.add("explain", ms(t) - solved);
+                run.status = "unsat";
+                run.note = first_line(&text);
+            }
+            Err(SolveError::GaveUp { conflicts, .. }) => {
+                run.add("solve", ms(t));
+                run.status = "error";
+                run.note = format!("gave up after {conflicts} conflicts");
+            }
+        }
+        run.add("total", ms(t0));
+        drop(problem);
+    }
+    run
+}
+
+/// The typed model as a `Problem`, each constraint labelled (variable, its number on it).
+pub fn typed_problem(typed: &TypedModel<'_>) -> Problem<(u32, u32)> {
+    let mut problem = Problem::new();
+    for _ in 0..typed.var_count() {
+        problem.add_var();
+    }
+    for v in 0..typed.var_count() {
+        let mut k = 0;
+        typed.constraints(v, |c| {
+            problem.add(Var(v), constraint(c), (v, k));
+            k += 1;
+        });
+    }
+    problem
+}
+
+fn constraint(c: Typed) -> Constraint {
+    let vars = |vs: Vec<u32>| vs.into_iter().map(Var).collect();
+    match c {
+        Typed::Mandatory => Constraint::Mandatory,
+        Typed::Dependency(vs) => Constraint::Dependency(vars(vs)),
+        Typed::Conflict(o) => Constraint::Conflict(Var(o)),
+        Typed::AtMost(vs) => Constraint::AtMost {
+            n: 1,
+            vars: vars(vs),
+        },
+    }
+}
+
+/// The explanation of a typed problem's failure, worded as for the generic model: the file
+/// of the variables whose constraints the proof uses, the labels as generic labels.
+pub fn typed_explanation(typed: &TypedModel<'_>, tree: DerivationTree<(u32, u32)>) -> String {
+    let mut used: Vec<u32> = tree.external_causes().iter().map(|l| l.0).collect();
+    used.sort_unstable();
+    used.dedup();
+    let file = typed.named_file(&used);
+    let tree = tree.map(|(v, k)| {
+        let var = &file.variables[v as usize];
+        Label {
+            subject: var.id.clone(),
+            constraint: var.constraints[k as usize].clone(),
+        }
+    });
+    deppy::advanced::explain::explain_generic(&tree, &file, Default::default())
 }
 
 /// `deppy resolve` through the library on `dir/catalog` (the conflict-free variant), stage by
@@ -207,4 +301,31 @@ pub fn resolvo(m: &Model, eager: bool, repeats: usize) -> Run {
         }
     }
     run
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Shape;
+
+    #[test]
+    fn typed_explanation_is_the_generic_one() {
+        for seed in 1..6 {
+            let m = Model::generate(Shape::U, 300, seed, true);
+            let file = emit::generic_file(&m);
+            let generic = file.problem().expect("well-formed");
+            let solve = |p| deppy::advanced::solver::solve(p, &SolveOptions::default());
+            let Err(SolveError::Unsatisfiable(tree)) = solve(&generic) else {
+                panic!("shape u resolved")
+            };
+            let want = deppy::advanced::explain::explain_generic(&tree, &file, Default::default());
+            let typed = TypedModel::new(&m);
+            let Err(SolveError::Unsatisfiable(tree)) =
+                deppy::advanced::solver::solve(&typed_problem(&typed), &SolveOptions::default())
+            else {
+                panic!("the typed problem resolved")
+            };
+            assert_eq!(typed_explanation(&typed, tree), want, "seed {seed}");
+        }
+    }
 }

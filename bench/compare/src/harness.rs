@@ -728,6 +728,13 @@ pub fn run(cfg: &Config, command_line: &str) -> i32 {
             );
             notes.push(format!("{}-{}: {}", shape.name(), n, full.stats()));
             let mut outs = vec![ctx.child("deppy", "deppy generic", &full, &dir, repeats)];
+            outs.push(ctx.child(
+                "deppy-problem",
+                "deppy problem (typed)",
+                &full,
+                &dir,
+                repeats,
+            ));
             outs.push(ctx.libsolv_py("libsolv python3-solv", &full, &dir, repeats));
             let (ts, tsp) = ctx.testsolv(&full, &dir, repeats);
             outs.push(ts);

@@ -139,7 +139,10 @@ impl Rates {
     /// The rates as flags, for the tables' header.
     pub fn describe(shape: Shape) -> String {
         let r = Rates::for_shape(shape);
-        format!("--dep-rate {} --gvk-rate {} --con-rate {}", r.dep, r.gvk, r.con)
+        format!(
+            "--dep-rate {} --gvk-rate {} --con-rate {}",
+            r.dep, r.gvk, r.con
+        )
     }
 }
 
@@ -190,7 +193,13 @@ impl Model {
         let rates = Rates::for_shape(shape);
         let density = rates.dep;
         // within the bundles that have dependencies, the chances that give the overall rates
-        let within = |rate: f64| if density > 0.0 { (rate / density).min(1.0) } else { 0.0 };
+        let within = |rate: f64| {
+            if density > 0.0 {
+                (rate / density).min(1.0)
+            } else {
+                0.0
+            }
+        };
         let (gvk_chance, con_chance) = (within(rates.gvk), within(rates.con));
         let open = open_ranges();
         let mut bundles = Vec::with_capacity(n * VERSIONS);
