@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use deppy::advanced::generic::{AtMostValue, GenericFile, RawConstraint, RawVariable};
+use deppy::advanced::solver::{Constraint, Var};
 use serde_json::json;
 
 use crate::model::{Dep, Model, VERSIONS, bid, pkg_of, ver_of, version_str};
@@ -318,6 +319,22 @@ pub enum Typed {
     AtMost(Vec<u32>),
 }
 
+impl Typed {
+    /// The solver's constraint.
+    pub fn into_constraint(self) -> Constraint {
+        let vars = |vs: Vec<u32>| vs.into_iter().map(Var).collect();
+        match self {
+            Typed::Mandatory => Constraint::Mandatory,
+            Typed::Dependency(vs) => Constraint::Dependency(vars(vs)),
+            Typed::Conflict(o) => Constraint::Conflict(Var(o)),
+            Typed::AtMost(vs) => Constraint::AtMost {
+                n: 1,
+                vars: vars(vs),
+            },
+        }
+    }
+}
+
 /// The model of [`generic_file`] with indices, constraint by constraint: the variables are
 /// the roots, then the bundles. `tests::typed_matches_generic` holds the two against each
 /// other.
@@ -441,8 +458,6 @@ impl<'m> TypedModel<'m> {
 
 #[cfg(test)]
 mod tests {
-    use deppy::advanced::solver::{Constraint, Var};
-
     use super::*;
     use crate::model::Shape;
 
@@ -456,17 +471,7 @@ mod tests {
                 let t = TypedModel::new(&m);
                 for v in 0..t.var_count() {
                     t.constraints(v, |c| {
-                        let vars = |vs: Vec<u32>| vs.into_iter().map(Var).collect();
-                        let c = match c {
-                            Typed::Mandatory => Constraint::Mandatory,
-                            Typed::Dependency(vs) => Constraint::Dependency(vars(vs)),
-                            Typed::Conflict(o) => Constraint::Conflict(Var(o)),
-                            Typed::AtMost(vs) => Constraint::AtMost {
-                                n: 1,
-                                vars: vars(vs),
-                            },
-                        };
-                        typed.push((Var(v), c));
+                        typed.push((Var(v), c.into_constraint()));
                     });
                 }
                 let want: Vec<(Var, Constraint)> = generic

@@ -11,10 +11,10 @@ use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadOptions};
 use deppy::advanced::generic::Label;
 use deppy::advanced::request::{Request, Requirement};
 use deppy::advanced::resolve::{Outcome, Resolver};
-use deppy::advanced::solver::{Constraint, DerivationTree, Problem, SolveError, SolveOptions, Var};
+use deppy::advanced::solver::{DerivationTree, Problem, SolveError, SolveOptions, Var};
 use serde_json::json;
 
-use crate::emit::{self, Typed, TypedModel};
+use crate::emit::{self, TypedModel};
 use crate::model::Model;
 use crate::resolvo_engine;
 
@@ -64,6 +64,43 @@ fn first_line(s: &str) -> String {
         .to_string()
 }
 
+/// Solves `problem` and records the answer in `run` ("solve"); when it is unsatisfiable, the
+/// explanation `explain` words is part of "solve" and is timed as "explain" too. Variables
+/// below `roots` are the root requirements, not bundles.
+fn solve_into<L: Clone>(
+    run: &mut Run,
+    roots: usize,
+    problem: &Problem<L>,
+    explain: impl FnOnce(DerivationTree<L>) -> String,
+) {
+    let t = Instant::now();
+    match deppy::advanced::solver::solve(problem, &SolveOptions::default()) {
+        Ok(sel) => {
+            run.add("solve", ms(t));
+            run.status = "sat";
+            run.selected = sel
+                .iter()
+                .map(|v| v.0 as usize)
+                .filter(|i| *i >= roots)
+                .map(|i| i - roots)
+                .collect();
+        }
+        Err(SolveError::Unsatisfiable(tree)) => {
+            let solved = ms(t);
+            let text = explain(tree);
+            run.add("solve", ms(t));
+            run.add("explain", ms(t) - solved);
+            run.status = "unsat";
+            run.note = first_line(&text);
+        }
+        Err(SolveError::GaveUp { conflicts, .. }) => {
+            run.add("solve", ms(t));
+            run.status = "error";
+            run.note = format!("gave up after {conflicts} conflicts");
+        }
+    }
+}
+
 /// deppy's generic model built in memory (`deppy solve`'s model); timed, per repeat and from
 /// the same in-memory model every engine starts from: building the `GenericFile` and its
 /// `Problem` ("build"), then `solver::solve` plus, on failure, the rendering of the
@@ -75,34 +112,9 @@ pub fn deppy_generic(m: &Model, repeats: usize) -> Run {
         let file = emit::generic_file(m);
         let problem = file.problem().expect("generated model is well-formed");
         run.add("build", ms(t0));
-        let t = Instant::now();
-        match deppy::advanced::solver::solve(&problem, &SolveOptions::default()) {
-            Ok(sel) => {
-                run.add("solve", ms(t));
-                run.status = "sat";
-                let roots = m.roots.len();
-                run.selected = sel
-                    .iter()
-                    .map(|v| v.0 as usize)
-                    .filter(|i| *i >= roots)
-                    .map(|i| i - roots)
-                    .collect();
-            }
-            Err(SolveError::Unsatisfiable(tree)) => {
-                let solved = ms(t);
-                let text =
-                    deppy::advanced::explain::explain_generic(&tree, &file, Default::default());
-                run.add("solve", ms(t));
-                run.add("explain", ms(t) - solved);
-                run.status = "unsat";
-                run.note = first_line(&text);
-            }
-            Err(SolveError::GaveUp { conflicts, .. }) => {
-                run.add("solve", ms(t));
-                run.status = "error";
-                run.note = format!("gave up after {conflicts} conflicts");
-            }
-        }
+        solve_into(&mut run, m.roots.len(), &problem, |tree| {
+            deppy::advanced::explain::explain_generic(&tree, &file, Default::default())
+        });
         run.add("total", ms(t0));
         drop((problem, file));
     }
@@ -110,11 +122,11 @@ pub fn deppy_generic(m: &Model, repeats: usize) -> Run {
 }
 
 /// deppy's solver fed as resolvo is fed: a typed `Problem` built from the model's indices
-/// (`emit::typed_model`: the same variables and constraints as the generic model, without
+/// (`emit::TypedModel`: the same variables and constraints as the generic model, without
 /// names), each constraint labelled (variable, its number on that variable). Timed per repeat
 /// from the same in-memory model: building the problem ("build"), then `solver::solve` plus, on
 /// failure, the explanation: the variables' names and the constraints the proof uses
-/// (`emit::named_file`), worded by `explain_generic` as for the generic model ("solve").
+/// (`TypedModel::named_file`), worded by `explain_generic` as for the generic model ("solve").
 pub fn deppy_problem(m: &Model, repeats: usize) -> Run {
     let mut run = Run::new();
     for _ in 0..repeats {
@@ -122,33 +134,9 @@ pub fn deppy_problem(m: &Model, repeats: usize) -> Run {
         let typed = TypedModel::new(m);
         let problem = typed_problem(&typed);
         run.add("build", ms(t0));
-        let t = Instant::now();
-        match deppy::advanced::solver::solve(&problem, &SolveOptions::default()) {
-            Ok(sel) => {
-                run.add("solve", ms(t));
-                run.status = "sat";
-                let roots = m.roots.len();
-                run.selected = sel
-                    .iter()
-                    .map(|v| v.0 as usize)
-                    .filter(|i| *i >= roots)
-                    .map(|i| i - roots)
-                    .collect();
-            }
-            Err(SolveError::Unsatisfiable(tree)) => {
-                let solved = ms(t);
-                let text = typed_explanation(&typed, tree);
-                run.add("solve", ms(t));
-                run.add("explain", ms(t) - solved);
-                run.status = "unsat";
-                run.note = first_line(&text);
-            }
-            Err(SolveError::GaveUp { conflicts, .. }) => {
-                run.add("solve", ms(t));
-                run.status = "error";
-                run.note = format!("gave up after {conflicts} conflicts");
-            }
-        }
+        solve_into(&mut run, m.roots.len(), &problem, |tree| {
+            typed_explanation(&typed, tree)
+        });
         run.add("total", ms(t0));
         drop(problem);
     }
@@ -164,24 +152,11 @@ pub fn typed_problem(typed: &TypedModel<'_>) -> Problem<(u32, u32)> {
     for v in 0..typed.var_count() {
         let mut k = 0;
         typed.constraints(v, |c| {
-            problem.add(Var(v), constraint(c), (v, k));
+            problem.add(Var(v), c.into_constraint(), (v, k));
             k += 1;
         });
     }
     problem
-}
-
-fn constraint(c: Typed) -> Constraint {
-    let vars = |vs: Vec<u32>| vs.into_iter().map(Var).collect();
-    match c {
-        Typed::Mandatory => Constraint::Mandatory,
-        Typed::Dependency(vs) => Constraint::Dependency(vars(vs)),
-        Typed::Conflict(o) => Constraint::Conflict(Var(o)),
-        Typed::AtMost(vs) => Constraint::AtMost {
-            n: 1,
-            vars: vars(vs),
-        },
-    }
 }
 
 /// The explanation of a typed problem's failure, worded as for the generic model: the file
