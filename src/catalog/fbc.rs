@@ -11,6 +11,7 @@ mod gvk_table;
 pub mod limits;
 mod locate;
 mod parse;
+mod set_cache;
 mod yaml;
 
 use crate::parallel::parallel_map;

@@ -54,6 +54,15 @@ impl<T: Clone + Eq + Hash> Interner<T> {
         self.values.get(id as usize)
     }
 
+    /// The interner of distinct `values`, each getting its position as id.
+    pub fn from_values(values: Vec<T>) -> Self {
+        let mut interner = Interner::with_capacity(values.len());
+        for v in &values {
+            interner.intern(v);
+        }
+        interner
+    }
+
     /// Number of interned values.
     pub fn len(&self) -> usize {
         self.values.len()

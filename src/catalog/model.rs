@@ -10,11 +10,15 @@ use crate::range::VersionRange;
 use crate::version::Version;
 
 /// Index of a loaded catalog inside a [`super::CatalogSet`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct CatalogId(pub u32);
 
 /// Interned package name, shared by every catalog that ships the package.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct PackageId(pub u32);
 
 /// Index of a bundle inside a [`super::CatalogSet`]; unique per (catalog, bundle name).
@@ -24,7 +28,9 @@ pub struct PackageId(pub u32);
 pub struct BundleId(pub u32);
 
 /// Interned group/version/kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct GvkId(pub u32);
 
 /// Where a document came from, for error messages and warnings.
@@ -50,7 +56,7 @@ impl fmt::Display for Origin {
 }
 
 /// One `olm.package` document of one catalog.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Package {
     /// The package name.
     pub id: PackageId,
@@ -65,7 +71,7 @@ pub struct Package {
 }
 
 /// One `olm.channel` document.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Channel {
     /// Channel name.
     pub name: String,
@@ -147,7 +153,7 @@ pub struct Bundle {
 }
 
 /// An `olm.deprecations` entry.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Deprecation {
     /// Package the entry belongs to.
     pub package: PackageId,

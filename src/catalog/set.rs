@@ -22,7 +22,7 @@ pub struct CatalogSource {
 }
 
 /// A loaded catalog's identity.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CatalogInfo {
     /// Name.
     pub name: String,

@@ -27,7 +27,7 @@ use crate::parallel::parallel_map;
 const MAGIC: &str = "deppy-catalog-cache";
 /// Bumped whenever the records' shape or the payload encoding changes (1: JSON payload;
 /// 2 and 3: bincode; 4: postcard; 5: versions and ranges as their parts, bundles in chunks).
-const FORMAT: u32 = 5;
+pub(super) const FORMAT: u32 = 5;
 
 /// The key of a file's entry.
 fn key(file: &str, bytes: &[u8], keep_heavy: bool) -> blake3::Hash {
@@ -53,16 +53,9 @@ pub(crate) fn parse_cached(
     parse: impl FnOnce() -> Result<Records, LoadError>,
 ) -> Result<Records, LoadError> {
     let key = key(file, bytes, keep_heavy);
-    let path = dir.join(format!("{}.bin", key.to_hex()));
-    // Only a regular file is read: a FIFO or a device planted at an entry's path would block
-    // the load (or feed it without end); it is replaced by the rename of a fresh entry.
-    let entry = match std::fs::symlink_metadata(&path) {
-        Ok(m) if m.is_file() => std::fs::read(&path),
-        Ok(_) => Err(std::io::Error::other("not a regular file")),
-        Err(e) => Err(e),
-    };
-    match entry {
-        Ok(entry) => match decode(&entry, &key) {
+    let path = entry_path(dir, &key);
+    match read_entry(&path) {
+        Ok(entry) => match check(&entry, &key).and_then(decode_payload) {
             Ok(records) => return Ok(records),
             Err(why) => log::warn!(
                 "catalog cache entry {} for {file} is unusable ({why}); rebuilding it",
@@ -77,6 +70,22 @@ pub(crate) fn parse_cached(
         log::warn!("cannot write catalog cache entry {}: {e}", path.display());
     }
     Ok(records)
+}
+
+/// Where the entry of `key` lives in `dir`.
+pub(super) fn entry_path(dir: &Path, key: &blake3::Hash) -> std::path::PathBuf {
+    dir.join(format!("{}.bin", key.to_hex()))
+}
+
+/// An entry's bytes. Only a regular file is read: a FIFO or a device planted at an entry's
+/// path would block the load (or feed it without end); it is replaced by the rename of a
+/// fresh entry.
+pub(super) fn read_entry(path: &Path) -> std::io::Result<Vec<u8>> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_file() => std::fs::read(path),
+        Ok(_) => Err(std::io::Error::other("not a regular file")),
+        Err(e) => Err(e),
+    }
 }
 
 /// Bundles per chunk of the payload: the chunks of a large file decode on several threads.
@@ -134,7 +143,7 @@ fn encode(key: &blake3::Hash, records: &Records) -> Result<Vec<u8>, postcard::Er
 }
 
 /// The entry of a payload: its header line, then the payload.
-fn entry(key: &blake3::Hash, payload: &[u8]) -> Vec<u8> {
+pub(super) fn entry(key: &blake3::Hash, payload: &[u8]) -> Vec<u8> {
     let header = format!(
         "{MAGIC} {FORMAT} {} {} {}\n",
         key.to_hex(),
@@ -147,7 +156,10 @@ fn entry(key: &blake3::Hash, payload: &[u8]) -> Vec<u8> {
 }
 
 /// One value of postcard bytes that must hold exactly that value.
-fn whole<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], what: &str) -> Result<T, String> {
+pub(super) fn whole<'a, T: serde::Deserialize<'a>>(
+    bytes: &'a [u8],
+    what: &str,
+) -> Result<T, String> {
     let (value, rest): (T, &[u8]) =
         postcard::take_from_bytes(bytes).map_err(|e| format!("{what} does not decode: {e}"))?;
     if !rest.is_empty() {
@@ -177,8 +189,8 @@ fn decode_payload(payload: &[u8]) -> Result<Records, String> {
     })
 }
 
-/// Checks an entry against its key and its own payload hash, then reads the records.
-fn decode(entry: &[u8], key: &blake3::Hash) -> Result<Records, String> {
+/// The payload of an entry, checked against the key and against its own hash.
+pub(super) fn check<'e>(entry: &'e [u8], key: &blake3::Hash) -> Result<&'e [u8], String> {
     let newline = entry
         .iter()
         .position(|b| *b == b'\n')
@@ -207,7 +219,12 @@ fn decode(entry: &[u8], key: &blake3::Hash) -> Result<Records, String> {
     if hash != blake3::hash(payload).to_hex().as_str() {
         return Err("payload hash does not match (corrupt)".to_string());
     }
-    decode_payload(payload)
+    Ok(payload)
+}
+
+#[cfg(test)]
+fn decode(entry: &[u8], key: &blake3::Hash) -> Result<Records, String> {
+    check(entry, key).and_then(decode_payload)
 }
 
 fn store(
@@ -216,9 +233,17 @@ fn store(
     key: &blake3::Hash,
     records: &Records,
 ) -> Result<(), Box<dyn std::error::Error>> {
+    write_entry(dir, path, &encode(key, records)?)
+}
+
+/// Writes an entry through a temporary file and a rename.
+pub(super) fn write_entry(
+    dir: &Path,
+    path: &Path,
+    entry: &[u8],
+) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(dir)?;
-    let entry = encode(key, records)?;
-    crate::atomic::write_atomic(path, &entry)?;
+    crate::atomic::write_atomic(path, entry)?;
     Ok(())
 }
 

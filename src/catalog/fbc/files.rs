@@ -121,9 +121,25 @@ impl CatalogSet {
     }
 
     /// As [`CatalogSet::load_files`], with the files borrowed (the pipeline's catalogs are
-    /// shared, and their texts need not be copied to be loaded). Nothing is hashed or kept:
-    /// each file's records move straight into the set.
+    /// shared, and their texts need not be copied to be loaded). With a cache directory in
+    /// `opts`, the set assembled from the same files before is read back whole when the cache
+    /// holds it (`set_cache`); else each file's records move straight into the set.
     pub(crate) fn load_file_slices(
+        catalogs: &[(&CatalogSource, &[SourceFile])],
+        opts: &LoadOptions,
+    ) -> Result<CatalogSet, LoadError> {
+        match &opts.cache_dir {
+            Some(dir) => {
+                super::set_cache::load_cached(dir, catalogs, opts.keep_heavy_properties, || {
+                    Self::assemble_file_slices(catalogs, opts)
+                })
+            }
+            None => Self::assemble_file_slices(catalogs, opts),
+        }
+    }
+
+    /// Each file's records (through the file cache of `opts`), assembled into the set.
+    fn assemble_file_slices(
         catalogs: &[(&CatalogSource, &[SourceFile])],
         opts: &LoadOptions,
     ) -> Result<CatalogSet, LoadError> {
