@@ -113,7 +113,22 @@ fn typed_outputs(all: &[Output]) -> String {
     s
 }
 
+/// On Linux the `deppy` binary is linked position-dependent (`-no-pie`): a position-
+/// independent executable applies about 68,000 relocations at every start, which took 2–4 ms
+/// of each process (docs/performance.md, 2026-11-27 07:26). The price is that the binary's
+/// own code and data are not placed at a random address (libraries, heap and stack still
+/// are). Building with `DEPPY_PIE=1` keeps the toolchain's default.
+fn link_position_dependent() {
+    println!("cargo:rerun-if-env-changed=DEPPY_PIE");
+    let linux = std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux");
+    let keep_pie = std::env::var_os("DEPPY_PIE").is_some_and(|v| !v.is_empty());
+    if linux && !keep_pie {
+        println!("cargo:rustc-link-arg-bins=-no-pie");
+    }
+}
+
 fn main() {
+    link_position_dependent();
     println!("cargo:rerun-if-changed=rules");
     let mut files: Vec<_> = fs::read_dir("rules")
         .expect("rules/ directory")
