@@ -53,23 +53,47 @@ pub(crate) fn parse_cached(
     parse: impl FnOnce() -> Result<Records, LoadError>,
 ) -> Result<Records, LoadError> {
     let key = key(file, bytes, keep_heavy);
-    let path = entry_path(dir, &key);
+    through(
+        dir,
+        &key,
+        &format!("for {file}"),
+        decode_payload,
+        parse,
+        |records| Some(encode(&key, records).map_err(Into::into)),
+    )
+}
+
+/// The value of the entry `key` in `dir` (its checked payload read by `decode`) when a sound
+/// one exists, else `build`'s, stored as the entry `encode` gives (none when it gives
+/// `None`). A cache that cannot be read or written costs a build and a warning in the log,
+/// never the load; `what` names the entry in the warning.
+pub(super) fn through<T>(
+    dir: &Path,
+    key: &blake3::Hash,
+    what: &str,
+    decode: impl FnOnce(&[u8]) -> Result<T, String>,
+    build: impl FnOnce() -> Result<T, LoadError>,
+    encode: impl FnOnce(&T) -> Option<Result<Vec<u8>, Box<dyn std::error::Error>>>,
+) -> Result<T, LoadError> {
+    let path = entry_path(dir, key);
     match read_entry(&path) {
-        Ok(entry) => match check(&entry, &key).and_then(decode_payload) {
-            Ok(records) => return Ok(records),
+        Ok(entry) => match check(&entry, key).and_then(decode) {
+            Ok(value) => return Ok(value),
             Err(why) => log::warn!(
-                "catalog cache entry {} for {file} is unusable ({why}); rebuilding it",
+                "catalog cache entry {} {what} is unusable ({why}); rebuilding it",
                 path.display()
             ),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => log::warn!("cannot read catalog cache entry {}: {e}", path.display()),
     }
-    let records = parse()?;
-    if let Err(e) = store(dir, &path, &key, &records) {
+    let value = build()?;
+    if let Some(entry) = encode(&value)
+        && let Err(e) = entry.and_then(|entry| write_entry(dir, &path, &entry))
+    {
         log::warn!("cannot write catalog cache entry {}: {e}", path.display());
     }
-    Ok(records)
+    Ok(value)
 }
 
 /// Where the entry of `key` lives in `dir`.
@@ -225,15 +249,6 @@ pub(super) fn check<'e>(entry: &'e [u8], key: &blake3::Hash) -> Result<&'e [u8],
 #[cfg(test)]
 fn decode(entry: &[u8], key: &blake3::Hash) -> Result<Records, String> {
     check(entry, key).and_then(decode_payload)
-}
-
-fn store(
-    dir: &Path,
-    path: &Path,
-    key: &blake3::Hash,
-    records: &Records,
-) -> Result<(), Box<dyn std::error::Error>> {
-    write_entry(dir, path, &encode(key, records)?)
 }
 
 /// Writes an entry through a temporary file and a rename.

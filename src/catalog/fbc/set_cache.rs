@@ -63,28 +63,12 @@ pub(super) fn load_cached(
     assemble: impl FnOnce() -> Result<CatalogSet, LoadError>,
 ) -> Result<CatalogSet, LoadError> {
     let key = key(catalogs, keep_heavy);
-    let path = cache::entry_path(dir, &key);
-    match cache::read_entry(&path) {
-        Ok(entry) => match cache::check(&entry, &key).and_then(decode) {
-            Ok(set) => return Ok(set),
-            Err(why) => log::warn!(
-                "catalog cache entry {} for the catalog set is unusable ({why}); rebuilding it",
-                path.display()
-            ),
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => log::warn!("cannot read catalog cache entry {}: {e}", path.display()),
-    }
-    let set = assemble()?;
-    if storable(&set) {
-        let written = encode(&set)
-            .map_err(Into::into)
-            .and_then(|payload| cache::write_entry(dir, &path, &cache::entry(&key, &payload)));
-        if let Err(e) = written {
-            log::warn!("cannot write catalog cache entry {}: {e}", path.display());
-        }
-    }
-    Ok(set)
+    cache::through(dir, &key, "for the catalog set", decode, assemble, |set| {
+        storable(set).then(|| {
+            let payload = encode(set)?;
+            Ok(cache::entry(&key, &payload))
+        })
+    })
 }
 
 /// True when every part of `set` has a stored form (no bundle states a constraint).
@@ -148,23 +132,40 @@ struct BundleOwned {
 
 impl BundleOwned {
     fn into_bundle(self) -> Bundle {
+        let BundleOwned {
+            id,
+            catalog,
+            package,
+            name,
+            version,
+            image,
+            provides,
+            labels,
+            requires_packages,
+            requires_gvks,
+            requires_labels,
+            constraints,
+            deprecated,
+            properties,
+            origin,
+        } = self;
         Bundle {
-            id: self.id,
-            catalog: self.catalog,
-            package: self.package,
-            name: self.name,
-            version: self.version,
-            image: self.image,
-            provides: self.provides,
-            labels: self.labels,
-            requires_packages: self.requires_packages,
-            requires_gvks: self.requires_gvks,
-            requires_labels: self.requires_labels,
-            constraints: self.constraints,
+            id,
+            catalog,
+            package,
+            name,
+            version,
+            image,
+            provides,
+            labels,
+            requires_packages,
+            requires_gvks,
+            requires_labels,
+            constraints,
             requires_constraints: Vec::new(),
-            deprecated: self.deprecated,
-            properties: self.properties,
-            origin: self.origin,
+            deprecated,
+            properties,
+            origin,
         }
     }
 }
