@@ -78,39 +78,11 @@ fn storable(set: &CatalogSet) -> bool {
         .all(|b| b.requires_constraints.is_empty())
 }
 
-/// A bundle as stored: every field but the compiled constraints (none, see [`storable`]).
-#[derive(serde::Serialize)]
-struct BundleRef<'a> {
-    id: BundleId,
-    catalog: CatalogId,
-    package: PackageId,
-    name: &'a str,
-    version: &'a Version,
-    image: &'a Option<String>,
-    provides: &'a [GvkId],
-    labels: &'a [String],
-    requires_packages: &'a [PackageRequirement],
-    requires_gvks: &'a [GvkId],
-    requires_labels: &'a [String],
-    #[serde(serialize_with = "raws")]
-    constraints: &'a [Box<RawValue>],
-    deprecated: bool,
-    #[serde(serialize_with = "properties")]
-    properties: &'a [OpaqueProperty],
-    origin: &'a Origin,
-}
-
-fn raws<S: serde::Serializer>(v: &&[Box<RawValue>], s: S) -> Result<S::Ok, S::Error> {
-    raw_values::serialize(v, s)
-}
-
-fn properties<S: serde::Serializer>(v: &&[OpaqueProperty], s: S) -> Result<S::Ok, S::Error> {
-    raw_properties::serialize(v, s)
-}
-
-/// [`BundleRef`], read back.
-#[derive(serde::Deserialize)]
-struct BundleOwned {
+/// A bundle as stored: every field but the compiled constraints (none, see [`storable`]),
+/// one list for both directions (serde's remote derive over [`Bundle`]).
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(remote = "Bundle")]
+struct StoredBundle {
     id: BundleId,
     catalog: CatalogId,
     package: PackageId,
@@ -124,51 +96,25 @@ struct BundleOwned {
     requires_labels: Vec<String>,
     #[serde(with = "raw_values")]
     constraints: Vec<Box<RawValue>>,
+    #[serde(skip)]
+    requires_constraints: Vec<crate::constraint::Constraint>,
     deprecated: bool,
     #[serde(with = "raw_properties")]
     properties: Vec<OpaqueProperty>,
     origin: Origin,
 }
 
-impl BundleOwned {
-    fn into_bundle(self) -> Bundle {
-        let BundleOwned {
-            id,
-            catalog,
-            package,
-            name,
-            version,
-            image,
-            provides,
-            labels,
-            requires_packages,
-            requires_gvks,
-            requires_labels,
-            constraints,
-            deprecated,
-            properties,
-            origin,
-        } = self;
-        Bundle {
-            id,
-            catalog,
-            package,
-            name,
-            version,
-            image,
-            provides,
-            labels,
-            requires_packages,
-            requires_gvks,
-            requires_labels,
-            constraints,
-            requires_constraints: Vec::new(),
-            deprecated,
-            properties,
-            origin,
-        }
-    }
+/// A bundle to store.
+#[derive(serde::Serialize)]
+struct BundleOut<'a>(#[serde(serialize_with = "stored")] &'a Bundle);
+
+fn stored<S: serde::Serializer>(b: &&Bundle, s: S) -> Result<S::Ok, S::Error> {
+    StoredBundle::serialize(b, s)
 }
+
+/// A stored bundle, read back.
+#[derive(serde::Deserialize)]
+struct BundleIn(#[serde(with = "StoredBundle")] Bundle);
 
 /// A set as stored: everything but the lookup tables, which a load rebuilds.
 #[derive(serde::Serialize)]
@@ -177,7 +123,7 @@ struct SetRef<'a> {
     package_names: &'a [String],
     gvks: &'a [Gvk],
     packages: &'a [Package],
-    bundles: Vec<BundleRef<'a>>,
+    bundles: Vec<BundleOut<'a>>,
     deprecations: &'a [Deprecation],
     warnings: &'a [Warning],
 }
@@ -189,33 +135,13 @@ struct SetOwned {
     package_names: Vec<String>,
     gvks: Vec<Gvk>,
     packages: Vec<Package>,
-    bundles: Vec<BundleOwned>,
+    bundles: Vec<BundleIn>,
     deprecations: Vec<Deprecation>,
     warnings: Vec<Warning>,
 }
 
 fn encode(set: &CatalogSet) -> Result<Vec<u8>, postcard::Error> {
-    let bundles = set
-        .bundles
-        .iter()
-        .map(|b| BundleRef {
-            id: b.id,
-            catalog: b.catalog,
-            package: b.package,
-            name: &b.name,
-            version: &b.version,
-            image: &b.image,
-            provides: &b.provides,
-            labels: &b.labels,
-            requires_packages: &b.requires_packages,
-            requires_gvks: &b.requires_gvks,
-            requires_labels: &b.requires_labels,
-            constraints: &b.constraints,
-            deprecated: b.deprecated,
-            properties: &b.properties,
-            origin: &b.origin,
-        })
-        .collect();
+    let bundles = set.bundles.iter().map(BundleOut).collect();
     postcard::to_allocvec(&SetRef {
         catalogs: &set.catalogs,
         package_names: set.package_names.values(),
@@ -232,9 +158,9 @@ fn encode(set: &CatalogSet) -> Result<Vec<u8>, postcard::Error> {
 fn decode(payload: &[u8]) -> Result<CatalogSet, String> {
     let s: SetOwned = cache::whole(payload, "catalog set")?;
     let in_order = s.bundles.iter().enumerate().all(|(i, b)| {
-        b.id.0 as usize == i
-            && (b.catalog.0 as usize) < s.catalogs.len()
-            && (b.package.0 as usize) < s.package_names.len()
+        b.0.id.0 as usize == i
+            && (b.0.catalog.0 as usize) < s.catalogs.len()
+            && (b.0.package.0 as usize) < s.package_names.len()
     });
     if !in_order {
         return Err("bundle ids out of order".to_string());
@@ -242,11 +168,7 @@ fn decode(payload: &[u8]) -> Result<CatalogSet, String> {
     let mut set = CatalogSet {
         catalogs: s.catalogs,
         packages: s.packages,
-        bundles: s
-            .bundles
-            .into_iter()
-            .map(BundleOwned::into_bundle)
-            .collect(),
+        bundles: s.bundles.into_iter().map(|b| b.0).collect(),
         deprecations: s.deprecations,
         warnings: s.warnings,
         package_names: Interner::from_values(s.package_names),
