@@ -7,8 +7,8 @@
 //! an opposite-sign pivot, an empty root).
 
 use deppy::advanced::solver::{
-    Cause, Constraint, DerivationTree, Incompatibility, Problem, SolveError, SolveOptions, Term,
-    Var, solve,
+    Cause, Constraint, DerivationTree, Exhausted, Incompatibility, Problem, Provider, SolveError,
+    SolveOptions, Term, Var, solve, solve_with,
 };
 use proptest::prelude::*;
 
@@ -61,6 +61,89 @@ proptest! {
                 prop_assert_eq!(check_proof(&p, &tree), Ok(()));
             }
             (want, got) => prop_assert!(false, "model {:?} solver {:?}", want, got),
+        }
+    }
+}
+
+/// A provider that holds back each variable's Dependency and Conflict entries, and its
+/// place in every at-most set, until the search first selects it.
+struct Reveal {
+    /// Entries not given yet: (owner, subject, constraint, label).
+    held: Vec<(Var, Var, Constraint, String)>,
+    /// At-most entries of the grown problem with the variables they do not count yet.
+    sets: Vec<(usize, Vec<Var>)>,
+}
+
+impl Reveal {
+    /// Splits `p` into what a search starts from and what this provider gives.
+    fn split(p: &P) -> (P, Reveal) {
+        let mut start = P::new();
+        for _ in 0..p.var_count() {
+            start.add_var();
+        }
+        let mut reveal = Reveal {
+            held: Vec::new(),
+            sets: Vec::new(),
+        };
+        for e in p.entries() {
+            let (s, l) = (e.subject, e.label.clone());
+            match &e.constraint {
+                Constraint::Dependency(_) => reveal.held.push((s, s, e.constraint.clone(), l)),
+                Constraint::Conflict(o) => {
+                    reveal.held.push((s, s, e.constraint.clone(), l.clone()));
+                    reveal.held.push((*o, s, e.constraint.clone(), l));
+                }
+                Constraint::AtMost { n, vars } => {
+                    reveal.sets.push((start.entries().len(), vars.clone()));
+                    let c = Constraint::AtMost {
+                        n: *n,
+                        vars: Vec::new(),
+                    };
+                    start.add(s, c, l);
+                }
+                _ => start.add(s, e.constraint.clone(), l),
+            }
+        }
+        (start, reveal)
+    }
+}
+
+impl Provider<String> for Reveal {
+    fn provide(&mut self, p: &mut P, v: Var) -> Result<(), Exhausted> {
+        let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.held)
+            .into_iter()
+            .partition(|h| h.0 == v);
+        self.held = rest;
+        for (_, s, c, l) in mine {
+            // A conflict held twice (once per side) is given once.
+            if !p.entries().iter().any(|e| e.label == l) {
+                p.add(s, c, l);
+            }
+        }
+        for (entry, pending) in &mut self.sets {
+            if pending.contains(&v) {
+                pending.retain(|x| *x != v);
+                assert!(p.extend_at_most(*entry, &[v]));
+            }
+        }
+        Ok(())
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+    /// A problem given as the search asks for it has the whole problem's answer, or a
+    /// sound proof over the whole problem's constraints.
+    #[test]
+    fn a_provided_problem_gives_the_whole_answer(p in arb_problem()) {
+        let (mut start, mut reveal) = Reveal::split(&p);
+        let whole = solve(&p, &SolveOptions::default());
+        match (whole, solve_with(&mut start, &mut reveal, &SolveOptions::default())) {
+            (Ok(want), Ok(got)) => prop_assert_eq!(got, want),
+            (Err(SolveError::Unsatisfiable(_)), Err(SolveError::Unsatisfiable(tree))) => {
+                prop_assert_eq!(check_proof(&p, &tree), Ok(()));
+            }
+            (want, got) => prop_assert!(false, "whole {:?} provided {:?}", want, got),
         }
     }
 }

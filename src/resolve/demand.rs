@@ -23,10 +23,23 @@ fn targets(u: &Universe, a: BundleId, matches: &ConstraintMatches) -> Vec<Bundle
     let b = u.bundle(a);
     let extra = u.installed_only();
     let mut out: Vec<BundleId> = Vec::new();
+    // Only the bundles in the range can match (the rule's own test, `range.matches(v)`).
     for req in &b.requires_packages {
         if let Some(p) = u.set.package_id(&req.package) {
-            out.extend_from_slice(u.set.bundles_of(p));
-            out.extend(extra.iter().filter(|x| x.package == p).map(|x| x.id));
+            let in_range = |x: &&crate::catalog::Bundle| req.range.matches(&x.version);
+            out.extend(
+                u.set
+                    .bundles_of(p)
+                    .iter()
+                    .filter(|x| in_range(&u.bundle(**x)))
+                    .copied(),
+            );
+            out.extend(
+                extra
+                    .iter()
+                    .filter(|x| x.package == p && in_range(x))
+                    .map(|x| x.id),
+            );
         }
     }
     for g in &b.requires_gvks {
@@ -87,8 +100,10 @@ pub fn dependencies(
             }
         }
     }
+    let mut packages: Vec<PackageId> = packages.into_iter().collect();
+    packages.sort_unstable();
     for p in packages {
-        load_channels(&mut rt, u, orders, p);
+        load_channels(&mut rt, u, orders, p, Some(&loaded));
     }
     rt.extend(u.installed.iter().map(|b| Installed(*b)));
     rt.extend(adjust.removed.iter().map(|(b, i)| Removed(*b, *i)));

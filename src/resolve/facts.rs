@@ -2,7 +2,9 @@
 //! of the Datalog program (`rules/facts.dl`), indexed by package so a derivation loads only
 //! the packages it needs, and the channel orders they are computed from.
 
-use crate::catalog::{CatalogId, PackageId};
+use rustc_hash::FxHashSet;
+
+use crate::catalog::{BundleId, CatalogId, PackageId};
 use crate::range::VersionRange;
 
 use super::derive::program::*;
@@ -37,7 +39,7 @@ pub fn load_catalog<'a>(
         for b in u.set.bundles_of(p) {
             load_bundle(rt, u, orders, u.bundle(*b));
         }
-        load_orders(rt, orders, p);
+        load_orders(rt, orders, p, None);
         for c in 0..u.set.catalogs.len() {
             if let Some(pkg) = u.set.package_in(p, CatalogId(c as u32)) {
                 load_package(rt, pkg);
@@ -110,23 +112,41 @@ pub(crate) fn load_requires<'a>(
 }
 
 /// A package's channel orders in every catalog: members with their distance, entries of
-/// malformed channels.
-fn load_orders<'a>(rt: &mut Crepe<'a>, orders: &'a ChannelOrders, p: PackageId) {
+/// malformed channels; of the bundles in `only` when it is given (every rule reading these
+/// facts reads them of one bundle at a time, `rules/exclusions.dl`, `rules/candidates.dl`).
+fn load_orders<'a>(
+    rt: &mut Crepe<'a>,
+    orders: &'a ChannelOrders,
+    p: PackageId,
+    only: Option<&FxHashSet<BundleId>>,
+) {
+    let keep = |b: &BundleId| only.is_none_or(|o| o.contains(b));
     for e in orders.of_package(p) {
-        rt.extend(e.members.iter().map(|(b, ch, d)| ChannelMember(*b, ch, *d)));
-        rt.extend(e.malformed.iter().map(|b| InMalformedChannel(*b)));
+        rt.extend(
+            e.members
+                .iter()
+                .filter(|(b, _, _)| keep(b))
+                .map(|(b, ch, d)| ChannelMember(*b, ch, *d)),
+        );
+        rt.extend(
+            e.malformed
+                .iter()
+                .filter(|b| keep(b))
+                .map(|b| InMalformedChannel(*b)),
+        );
     }
 }
 
 /// A package's channel facts in every catalog: members with their distance, entries of
-/// malformed channels, default channels.
+/// malformed channels (of the bundles in `only` when it is given), default channels.
 pub(crate) fn load_channels<'a>(
     rt: &mut Crepe<'a>,
     u: &'a Universe,
     orders: &'a ChannelOrders,
     p: PackageId,
+    only: Option<&FxHashSet<BundleId>>,
 ) {
-    load_orders(rt, orders, p);
+    load_orders(rt, orders, p, only);
     for c in 0..u.set.catalogs.len() {
         if let Some(pkg) = u.set.package_in(p, CatalogId(c as u32))
             && let Some(dc) = &pkg.default_channel

@@ -4,32 +4,33 @@
 //! the bundle, and kept. Packages no search selects a bundle of cost nothing beyond loading
 //! (and the constraint matches of what the request can reach).
 //!
-//! The search runs in rounds. A round builds the problem from what is derived so far: a
-//! bundle whose lists are not derived yet gets its variable and no Dependency constraint.
-//! That problem is a relaxation of the whole one (it lacks constraints of unselected
-//! variables' dependencies and their candidates' variables). When its answer selects such a
-//! bundle, the lists of every such bundle are derived in one run of the rules
+//! One search drives it ([`crate::solver::solve_with`]). It starts from the problem of the
+//! roots: a bundle whose lists are not derived yet has its variable and no Dependency
+//! constraint. The first time the search selects such a bundle, before the bundle's
+//! constraints join the search, [`OnDemand`] derives its lists in one run of the rules
 //! ([`super::demand::dependencies`]), then the lists of the candidates they force (a list's
-//! only candidate), level by level, and the search runs again. When its answer selects
-//! none, every constraint of the whole problem that names a selected variable is in it, so
-//! the answer satisfies the whole problem; and since the search takes, dependency by
-//! dependency, the first candidate that some answer extends (docs/semantics.md §5.3), and a
-//! candidate no answer of the relaxation extends has no answer of the whole problem either,
-//! it is the answer the whole problem gives. `tests/derive_on_demand.rs` holds every answer
-//! against the whole program's.
+//! only candidate), level by level. The new lists become Dependency constraints, their
+//! candidates new variables, and the at-most-one sets of their packages and APIs grow to
+//! count them. The search keeps its assignments and what it has learned: every clause it
+//! learned follows from constraints of the whole problem, which only gains constraints.
 //!
-//! When a round's relaxation has no answer, the whole problem has none either: every
-//! constraint of the relaxation is one of the whole problem's (a derived list is the whole
-//! program's list, and the at-most sets are the whole problem's over fewer variables), so a
-//! selection satisfying the whole problem would satisfy the relaxation. That round's
-//! problem is returned as refuted, and the failure is worded from its proof: a proof over
-//! the part of the problem the search derived (docs/semantics.md §7, "Which proof"). When a
-//! budget runs out, or after [`MAX_ROUNDS`] rounds, the whole program is derived and solved.
+//! So the search meets every constraint of a variable before the variable counts, as it
+//! would on the whole problem, where a variable's constraints also join the search when it
+//! is first selected; a bundle it never selects adds none. Its answer is therefore the one
+//! the whole problem gives (docs/semantics.md §5.3): `tests/derive_on_demand.rs` and a fuzz
+//! target hold every answer against the whole program's.
 //!
-//! [`Prepared::derive_on_demand_from`] runs the rounds for both the library's resolver and
-//! the pipeline's `datalog` node: it returns the last round's problem as a model (the closed
-//! relaxation, whose answer selects no bundle without derived lists) or the whole program's
-//! model. The node emits that model and the `solver` node solves it again.
+//! When the search proves that no answer exists, the proof is over the part of the problem
+//! it derived: every constraint it used is one of the whole problem's (a derived list is the
+//! whole program's list, and the at-most sets are the whole problem's over fewer
+//! variables). The failure is worded from that proof (docs/semantics.md §7, "Which proof").
+//! When a budget of the search runs out, the whole program is derived and solved.
+//!
+//! [`Prepared::derive_on_demand_from`] runs this search for both the library's resolver and
+//! the pipeline's `datalog` node: it returns the problem as grown, without its global
+//! constraints, as a model (the closed relaxation, whose answer selects no bundle without
+//! derived lists) or the whole program's model. The node emits that model and the `solver`
+//! node solves it again.
 
 use std::sync::Arc;
 
@@ -53,37 +54,32 @@ use super::{
 /// resolves faster on demand, `cargo bench --bench derive`).
 pub(crate) const ON_DEMAND_FROM: usize = 500;
 
-/// After this many searches on demand, the whole program is derived: a deep chain of
-/// dependencies with several candidates each costs a round per link, each a whole search
-/// (the synthetic catalogs of `bench/compare` took 15–33 rounds at 10,000 and 100,000
-/// bundles without the forced candidates derived ahead, docs/performance.md, 2026-11-27).
-pub(crate) const MAX_ROUNDS: usize = 64;
-
 /// What one resolution on demand derived: for the derivation benchmark.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Demand {
-    /// Rounds run, each a search.
+    /// Searches run: 1 on demand, 0 when the whole program was derived.
     pub rounds: usize,
     /// Bundles whose dependency lists were derived.
     pub bundles: usize,
-    /// Whether a round's relaxation had no answer, so the failure is worded from its proof.
+    /// Whether the search on demand proved that no answer exists, so the failure is worded
+    /// from its proof.
     pub refuted: bool,
 }
 
 /// What a derivation that may run on demand gives.
 pub enum Derivation {
     /// The whole program's model: the request reached fewer bundles than the threshold, or
-    /// on demand a budget ran out or the rounds reached their limit (64); a failure is worded
-    /// from the whole program's proof.
+    /// on demand a budget of the search ran out; a failure is worded from the whole
+    /// program's proof.
     Whole(Model),
-    /// The closed relaxation: the model of the last round's problem, whose answer (the
-    /// selection given) selects no bundle whose lists are not derived, and is therefore the
-    /// whole problem's answer (see the module documentation). Its variables are those of
-    /// the derived bundles' lists only.
+    /// The closed relaxation: the model of the problem as the search grew it, whose answer
+    /// (the selection given) selects no bundle whose lists are not derived, and is
+    /// therefore the whole problem's answer (see the module documentation). Its variables
+    /// are those of the derived bundles' lists only.
     Closed(Model, Vec<Var>),
-    /// The refuted relaxation: the model of a round's problem that has no answer, so the
-    /// whole problem has none either (see the module documentation), with the search's
-    /// proof over that problem.
+    /// The refuted relaxation: the model of the problem as grown by a search that proved
+    /// it has no answer, so the whole problem has none either (see the module
+    /// documentation), with the search's proof over that problem.
     Refuted(Model, Failure),
 }
 
@@ -99,8 +95,8 @@ impl Derivation {
 impl Prepared {
     /// Derives `request` on the search's demand (see the module documentation) when it
     /// reaches at least `from` bundles, else by the whole program; the whole program too
-    /// when no answer comes out of the rounds. `options.deadline` bounds rule evaluation and
-    /// every round's search. What the library's resolver and the pipeline's `datalog` node
+    /// when no answer comes out of the search on demand. `options.deadline` bounds rule
+    /// evaluation and the search. What the library's resolver and the pipeline's `datalog` node
     /// both run.
     pub fn derive_on_demand_from(
         &self,
@@ -124,7 +120,7 @@ impl Prepared {
                 matches,
                 required: &required,
             };
-            if let Some((derived, built, end)) = self.rounds(&cx, options, stats)? {
+            if let Some((derived, built, end)) = self.search(&cx, options, stats)? {
                 let model = Model {
                     universe,
                     request,
@@ -132,8 +128,8 @@ impl Prepared {
                     built,
                 };
                 return Ok(match end {
-                    RoundsEnd::Answer(sel) => Derivation::Closed(model, sel),
-                    RoundsEnd::Proof(tree) => {
+                    SearchEnd::Answer(sel) => Derivation::Closed(model, sel),
+                    SearchEnd::Proof(tree) => {
                         let subjects = model.built.subjects.clone();
                         Derivation::Refuted(model, Failure { tree, subjects })
                     }
@@ -141,21 +137,22 @@ impl Prepared {
             }
         }
         // A small closure (one run of the whole program costs less than several runs), or
-        // on demand a budget ran out or the rounds reached their limit.
+        // on demand a budget of the search ran out.
         let model = self.whole_program(universe, request, adjust, cluster, matches, reach);
         Ok(Derivation::Whole(model))
     }
 
-    /// The rounds on demand: solve the relaxation, derive the lists of the frontier bundles
-    /// its answer selects, grow, solve again; until an answer selects no frontier bundle or
-    /// a relaxation has no answer (either returned with what was derived and the last
-    /// problem), or a budget runs out or the rounds reach [`MAX_ROUNDS`] (`None`).
-    fn rounds(
+    /// The search on demand: one search over the problem of the roots, which asks
+    /// [`OnDemand`] for a bundle's dependency lists when it first selects the bundle. Ends
+    /// with an answer (every selected bundle's lists derived) or a proof that none exists,
+    /// both with what was derived and the problem as grown; `None` when a budget of the
+    /// search runs out (the whole program is derived then).
+    fn search(
         &self,
         cx: &Start<'_>,
         options: &SolveOptions,
         stats: &mut Demand,
-    ) -> Result<Option<(derive::Derived, problem::Built, RoundsEnd)>, ResolveError> {
+    ) -> Result<Option<(derive::Derived, problem::Built, SearchEnd)>, ResolveError> {
         let Start {
             universe,
             request,
@@ -170,53 +167,49 @@ impl Prepared {
             derive::run_over(universe, &self.orders, &facts, adjust, cx.matches, &roots);
         // Lists of the roots' bundles whose targets were not loaded: derived on demand.
         derived.dependencies = Default::default();
-        let mut done: FxHashSet<BundleId> = FxHashSet::default();
-        let mut growing =
-            problem::Growing::new(universe, &derived, request, &cx.context(Some(&done)));
-        loop {
-            stats.rounds += 1;
-            if stats.rounds > MAX_ROUNDS {
-                return Ok(None);
-            }
-            // The global constraints join the problem for this search only: added, then
-            // taken back, instead of solving a copy of the problem (its copy and drop took
-            // 11% of a request's time; docs/performance.md, 2026-11-27 04:37).
-            let global = growing.global_constraints(universe);
-            let problem = &mut growing.built.problem;
-            let mark = problem.entries().len();
-            for e in global {
-                problem.add(e.subject, e.constraint, e.label);
-            }
-            let answer = solver::solve(problem, options);
-            problem.truncate(mark);
-            let built = &growing.built;
-            let sel = match answer {
-                Ok(sel) => sel,
-                Err(SolveError::Unsatisfiable(tree)) => {
-                    stats.refuted = true;
-                    return Ok(Some((derived, growing.built, RoundsEnd::Proof(tree))));
-                }
-                Err(SolveError::GaveUp { .. }) => return Ok(None),
-            };
-            let frontier: FxHashSet<BundleId> = built.frontier.iter().copied().collect();
-            let wanted: Vec<BundleId> = sel
-                .iter()
-                .filter_map(|v| match built.subjects.get(v.index()) {
-                    Some(Subject::Bundle(b)) if frontier.contains(b) => Some(*b),
-                    _ => None,
-                })
-                .collect();
-            if wanted.is_empty() {
-                return Ok(Some((derived, growing.built, RoundsEnd::Answer(sel))));
-            }
-            self.demand(cx, wanted, &mut derived, &mut done, options, stats)?;
-            growing.grow(universe, &derived, &cx.context(Some(&done)));
+        let done: FxHashSet<BundleId> = FxHashSet::default();
+        let growing = problem::Growing::new(universe, &derived, request, &cx.context(Some(&done)));
+        let mut on = OnDemand {
+            prepared: self,
+            cx,
+            options,
+            derived,
+            done,
+            growing,
+            stats,
+            error: None,
+        };
+        let mut problem = std::mem::take(&mut on.growing.built.problem);
+        on.growing.sync_global(universe, &mut problem);
+        on.stats.rounds += 1;
+        let answer = solver::solve_with(&mut problem, &mut on, options);
+        let OnDemand {
+            derived,
+            mut growing,
+            error,
+            stats,
+            ..
+        } = on;
+        if let Some(e) = error {
+            return Err(e);
         }
+        // The model holds the problem without its global constraints (they are a stage of
+        // their own, [`Model::global_constraints`]).
+        growing.built.problem = problem.without_at_most();
+        let end = match answer {
+            Ok(sel) => SearchEnd::Answer(sel),
+            Err(SolveError::Unsatisfiable(tree)) => {
+                stats.refuted = true;
+                SearchEnd::Proof(tree)
+            }
+            Err(SolveError::GaveUp { .. }) => return Ok(None),
+        };
+        Ok(Some((derived, growing.built, end)))
     }
 
     /// Derives the lists of `wanted`, the bundles a search selected, in one run of the
     /// rules; then, level by level, the candidates they force (a new list's only
-    /// candidate), so a chain of single-candidate dependencies costs one round. Deriving
+    /// candidate), so a chain of single-candidate dependencies costs one call. Deriving
     /// each new list's first candidate too derives many a candidate the search then does
     /// not take (1.5–3.3× the time on the synthetic catalogs, docs/performance.md,
     /// 2026-11-27).
@@ -228,7 +221,8 @@ impl Prepared {
         done: &mut FxHashSet<BundleId>,
         options: &SolveOptions,
         stats: &mut Demand,
-    ) -> Result<(), ResolveError> {
+    ) -> Result<Vec<BundleId>, ResolveError> {
+        let mut all = Vec::new();
         let mut next = wanted;
         while !next.is_empty() {
             if options
@@ -242,9 +236,11 @@ impl Prepared {
             derived.absorb(more, &self.orders);
             stats.bundles += next.len();
             done.extend(next.iter().copied());
-            next = forced(cx.universe, derived, &next, done);
+            let more = forced(cx.universe, derived, &next, done);
+            all.append(&mut next);
+            next = more;
         }
-        Ok(())
+        Ok(all)
     }
 }
 
@@ -274,14 +270,14 @@ fn forced(
     out
 }
 
-/// How the rounds ended: an answer that selects no bundle without derived lists, or a
+/// How the search on demand ended: an answer that selects no bundle without derived lists, or a
 /// relaxation's proof that no answer exists.
-enum RoundsEnd {
+enum SearchEnd {
     Answer(Vec<Var>),
     Proof(DerivationTree<Reason>),
 }
 
-/// What every round starts from: the request's bundles, adjustments, cluster and
+/// What the search on demand starts from: the request's bundles, adjustments, cluster and
 /// constraint matches, and the packages its requirements name.
 struct Start<'a> {
     universe: &'a Universe,
@@ -303,6 +299,61 @@ impl Start<'_> {
     }
 }
 
+/// What the search asks while it runs: the dependency lists of a bundle it selects for
+/// the first time, derived then (with the candidates they force, [`Prepared::demand`]),
+/// and the variables, constraints and global constraints they bring.
+struct OnDemand<'a, 'c> {
+    prepared: &'a Prepared,
+    cx: &'a Start<'c>,
+    options: &'a SolveOptions,
+    derived: derive::Derived,
+    /// Bundles whose lists are derived.
+    done: FxHashSet<BundleId>,
+    growing: problem::Growing,
+    stats: &'a mut Demand,
+    /// A budget that ran out while deriving, reported instead of the search's.
+    error: Option<ResolveError>,
+}
+
+impl solver::Provider<Reason> for OnDemand<'_, '_> {
+    fn provide(
+        &mut self,
+        problem: &mut solver::Problem<Reason>,
+        var: Var,
+    ) -> Result<(), solver::Exhausted> {
+        let subjects = &self.growing.built.subjects;
+        let Some(Subject::Bundle(b)) = subjects.get(var.index()).copied() else {
+            return Ok(());
+        };
+        let u = self.cx.universe;
+        if self.done.contains(&b) || !problem::requires_anything(u.bundle(b)) {
+            return Ok(());
+        }
+        let before = self.done.len();
+        let derived_now = match self.prepared.demand(
+            self.cx,
+            vec![b],
+            &mut self.derived,
+            &mut self.done,
+            self.options,
+            self.stats,
+        ) {
+            Ok(now) => now,
+            Err(e) => {
+                self.error = Some(e);
+                return Err(solver::Exhausted::Time);
+            }
+        };
+        debug_assert_eq!(self.done.len(), before + derived_now.len());
+        std::mem::swap(&mut self.growing.built.problem, problem);
+        let cx = self.cx.context(Some(&self.done));
+        self.growing.grow_for(u, &self.derived, &cx, &derived_now);
+        std::mem::swap(&mut self.growing.built.problem, problem);
+        self.growing.sync_global(u, problem);
+        Ok(())
+    }
+}
+
 /// Derivation on demand against the whole program (tests, benchmarks).
 impl super::Resolver {
     /// Derives the whole reached closure before every search, as before derivation on
@@ -321,7 +372,7 @@ impl super::Resolver {
         self
     }
 
-    /// Resolves `request` and says what was derived on demand (zero rounds when the whole
+    /// Resolves `request` and says what was derived on demand (zero searches when the whole
     /// program was used).
     #[doc(hidden)]
     pub fn resolve_counting(

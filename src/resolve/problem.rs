@@ -99,16 +99,16 @@ impl Growing {
         }
     }
 
-    /// The global constraints of the problem so far ([`global_constraints`]), grouping only
-    /// the variables added since the last call.
-    pub fn global_constraints(&mut self, u: &Universe) -> Vec<Entry<Reason>> {
-        self.groups.extend(u, &self.built.subjects);
-        self.groups.constraints()
+    /// Brings the global constraints in `problem` up to date with the variables added
+    /// since the last call: a group that gained variables has its at-most entry extended,
+    /// or added once it has two ([`Groups::sync`]).
+    pub fn sync_global(&mut self, u: &Universe, problem: &mut Problem<Reason>) {
+        self.groups.sync(u, &self.built.subjects, problem);
     }
 
-    /// Adds the dependencies of the frontier bundles now derived, and what they bring in.
-    pub fn grow(&mut self, u: &Universe, d: &Derived, cx: &Context<'_>) {
-        let frontier = std::mem::take(&mut self.built.frontier);
+    /// Adds the dependencies of `derived`, bundles whose lists were just derived, when they
+    /// have variables, and what their candidates bring in.
+    pub fn grow_for(&mut self, u: &Universe, d: &Derived, cx: &Context<'_>, derived: &[BundleId]) {
         let mut b = Builder {
             u,
             d,
@@ -117,7 +117,12 @@ impl Growing {
             queue: std::mem::take(&mut self.queue),
             ranks: DependencyRanks::none(),
         };
-        for bundle in frontier {
+        let now: rustc_hash::FxHashSet<BundleId> = derived.iter().copied().collect();
+        let (was, kept): (Vec<BundleId>, Vec<BundleId>) = std::mem::take(&mut b.built.frontier)
+            .into_iter()
+            .partition(|x| now.contains(x));
+        b.built.frontier = kept;
+        for bundle in was {
             b.dependencies(bundle);
         }
         self.next = b.walk(self.next);
@@ -301,11 +306,7 @@ impl Builder<'_, '_> {
             return;
         };
         let bd = self.u.bundle(bundle);
-        let none = bd.requires_packages.is_empty()
-            && bd.requires_gvks.is_empty()
-            && bd.requires_labels.is_empty()
-            && bd.requires_constraints.is_empty();
-        if !none && self.cx.derived_for.is_some_and(|s| !s.contains(&bundle)) {
+        if requires_anything(bd) && self.cx.derived_for.is_some_and(|s| !s.contains(&bundle)) {
             self.built.frontier.push(bundle);
             return;
         }
@@ -376,6 +377,15 @@ impl Builder<'_, '_> {
     }
 }
 
+/// Whether bundle `b` states any dependency: a bundle that states none has no lists to
+/// derive.
+pub(crate) fn requires_anything(b: &crate::catalog::Bundle) -> bool {
+    !(b.requires_packages.is_empty()
+        && b.requires_gvks.is_empty()
+        && b.requires_labels.is_empty()
+        && b.requires_constraints.is_empty())
+}
+
 /// The global constraints (docs/semantics.md §6.1): at most one selected bundle per package
 /// and per API, over the bundles `built` has variables for, in variable order.
 pub fn global_constraints(u: &Universe, built: &Built) -> Vec<Entry<Reason>> {
@@ -385,29 +395,63 @@ pub fn global_constraints(u: &Universe, built: &Built) -> Vec<Entry<Reason>> {
 }
 
 /// The bundle variables of each package and of each provided API, in variable order: what
-/// the global constraints are made of. [`Growing`] keeps them as variables are added, so a
-/// round does not group every variable again.
+/// the global constraints are made of. [`Growing`] keeps them, and their entries in the
+/// problem, as variables are added.
 #[derive(Default)]
 struct Groups {
-    by_package: FxHashMap<PackageId, Vec<Var>>,
-    by_gvk: FxHashMap<GvkId, Vec<Var>>,
+    by_package: FxHashMap<PackageId, Group>,
+    by_gvk: FxHashMap<GvkId, Group>,
     /// Subjects grouped so far.
     seen: usize,
 }
 
+/// One group's variables, and its at-most entry once the problem has one.
+#[derive(Default)]
+struct Group {
+    vars: Vec<Var>,
+    /// The entry and how many of `vars` it counts.
+    entry: Option<(usize, usize)>,
+}
+
 impl Groups {
-    /// Groups the subjects from the first not seen yet.
-    fn extend(&mut self, u: &Universe, subjects: &[Subject]) {
+    /// Groups the subjects from the first not seen yet; returns the packages and APIs
+    /// whose groups gained variables.
+    fn extend(&mut self, u: &Universe, subjects: &[Subject]) -> (Vec<PackageId>, Vec<GvkId>) {
+        let (mut packages, mut gvks) = (Vec::new(), Vec::new());
         for (i, s) in subjects.iter().enumerate().skip(self.seen) {
             let Subject::Bundle(b) = *s else { continue };
             let v = Var(i as u32);
             let bd = u.bundle(b);
-            self.by_package.entry(bd.package).or_default().push(v);
+            self.by_package.entry(bd.package).or_default().vars.push(v);
+            packages.push(bd.package);
             for g in &bd.provides {
-                self.by_gvk.entry(*g).or_default().push(v);
+                self.by_gvk.entry(*g).or_default().vars.push(v);
+                gvks.push(*g);
             }
         }
         self.seen = self.seen.max(subjects.len());
+        packages.sort_unstable();
+        packages.dedup();
+        gvks.sort_unstable();
+        gvks.dedup();
+        (packages, gvks)
+    }
+
+    /// Groups the new subjects and brings their at-most entries in `problem` up to date:
+    /// packages first, then APIs, each in id order (the order [`Groups::constraints`]
+    /// gives).
+    fn sync(&mut self, u: &Universe, subjects: &[Subject], problem: &mut Problem<Reason>) {
+        let (packages, gvks) = self.extend(u, subjects);
+        for p in packages {
+            if let Some(g) = self.by_package.get_mut(&p) {
+                g.sync(problem, || Reason::OnePerPackage(p));
+            }
+        }
+        for a in gvks {
+            if let Some(g) = self.by_gvk.get_mut(&a) {
+                g.sync(problem, || Reason::OnePerGvk(a));
+            }
+        }
     }
 
     /// At most one bundle per package, then one provider per API, each in id order; groups
@@ -416,18 +460,39 @@ impl Groups {
         let mut packages: Vec<_> = self
             .by_package
             .iter()
-            .filter(|(_, vs)| vs.len() > 1)
+            .filter(|(_, g)| g.vars.len() > 1)
             .collect();
         packages.sort_unstable_by_key(|(p, _)| **p);
-        let mut gvks: Vec<_> = self.by_gvk.iter().filter(|(_, vs)| vs.len() > 1).collect();
+        let mut gvks: Vec<_> = (self.by_gvk.iter())
+            .filter(|(_, g)| g.vars.len() > 1)
+            .collect();
         gvks.sort_unstable_by_key(|(g, _)| **g);
         let packages = packages
             .into_iter()
-            .map(|(p, vars)| at_most_one(vars.clone(), Reason::OnePerPackage(*p)));
+            .map(|(p, g)| at_most_one(g.vars.clone(), Reason::OnePerPackage(*p)));
         let gvks = gvks
             .into_iter()
-            .map(|(g, vars)| at_most_one(vars.clone(), Reason::OnePerGvk(*g)));
+            .map(|(a, g)| at_most_one(g.vars.clone(), Reason::OnePerGvk(*a)));
         packages.chain(gvks).collect()
+    }
+}
+
+impl Group {
+    /// Extends this group's entry by the variables it does not count yet, or adds the
+    /// entry once the group has two variables.
+    fn sync(&mut self, problem: &mut Problem<Reason>, label: impl FnOnce() -> Reason) {
+        match self.entry {
+            Some((entry, counted)) if counted < self.vars.len() => {
+                problem.extend_at_most(entry, self.vars.get(counted..).unwrap_or_default());
+                self.entry = Some((entry, self.vars.len()));
+            }
+            None if self.vars.len() > 1 => {
+                let e = at_most_one(self.vars.clone(), label());
+                self.entry = Some((problem.entries().len(), self.vars.len()));
+                problem.add(e.subject, e.constraint, e.label);
+            }
+            _ => {}
+        }
     }
 }
 

@@ -17,41 +17,40 @@ pub fn reachable(
     adjust: &Adjustments,
     matches: &ConstraintMatches,
 ) -> FxHashSet<PackageId> {
-    let mut seen: FxHashSet<PackageId> = FxHashSet::default();
-    let mut queue: Vec<PackageId> = required.to_vec();
-    queue.extend(u.installed.iter().map(|b| u.package_of(*b)));
-    queue.extend(adjust.required.iter().map(|(b, _)| u.package_of(*b)));
+    let mut walk = Walk::default();
+    walk.push_all(required.iter().copied());
+    walk.push_all(u.installed.iter().map(|b| u.package_of(*b)));
+    walk.push_all(adjust.required.iter().map(|(b, _)| u.package_of(*b)));
     let mut labels_done = false;
-    while let Some(p) = queue.pop() {
-        if !seen.insert(p) {
-            continue;
-        }
+    while let Some(p) = walk.queue.pop() {
+        let installed = u
+            .installed
+            .iter()
+            .copied()
+            .filter(|b| u.package_of(*b) == p);
         let bundles: Vec<BundleId> = u
             .set
             .bundles_of(p)
             .iter()
             .copied()
-            .chain(
-                u.installed
-                    .iter()
-                    .copied()
-                    .filter(|b| u.package_of(*b) == p),
-            )
+            .chain(installed)
             .collect();
         for b in bundles {
             let bd = u.bundle(b);
-            queue.extend(
+            walk.push_all(
                 bd.requires_packages
                     .iter()
                     .filter_map(|r| u.package_id(&r.package)),
             );
             for g in &bd.requires_gvks {
-                queue.extend(u.providers(*g).iter().map(|x| u.package_of(*x)));
+                if walk.gvks.insert(*g) {
+                    walk.push_all(u.providers(*g).iter().map(|x| u.package_of(*x)));
+                }
             }
             if !bd.requires_labels.is_empty() && !labels_done {
                 // Rare: every package with a label joins once.
                 labels_done = true;
-                queue.extend(
+                walk.push_all(
                     u.bundles()
                         .filter(|x| !x.labels.is_empty())
                         .map(|x| x.package),
@@ -60,9 +59,28 @@ pub fn reachable(
             let base = super::constraints::first_constraint_dependency(bd);
             for k in 0..bd.requires_constraints.len() as u32 {
                 let found = matches.matches.get(&(b, base + k)).into_iter().flatten();
-                queue.extend(found.map(|x| u.package_of(*x)));
+                walk.push_all(found.map(|x| u.package_of(*x)));
             }
         }
     }
-    seen
+    walk.seen
+}
+
+/// The packages found so far, those still to visit, and the APIs whose providers are in.
+#[derive(Default)]
+struct Walk {
+    seen: FxHashSet<PackageId>,
+    queue: Vec<PackageId>,
+    gvks: FxHashSet<crate::catalog::GvkId>,
+}
+
+impl Walk {
+    /// Queues the packages not found before (a package is visited once).
+    fn push_all(&mut self, packages: impl Iterator<Item = PackageId>) {
+        for p in packages {
+            if self.seen.insert(p) {
+                self.queue.push(p);
+            }
+        }
+    }
 }

@@ -15,6 +15,8 @@
 //! vectors.
 #![allow(clippy::indexing_slicing)]
 
+use std::borrow::Cow;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::problem::{Constraint, Problem, Var};
@@ -123,6 +125,8 @@ pub(super) struct VarState {
     pub seen: bool,
     /// Whether its owned entries are all in the clause database.
     pub expanded: bool,
+    /// Whether the provider has been asked for it (see [`super::Provider`]).
+    pub provided: bool,
     /// Its at-most sets: a range of `Engine::counted` (`NOT_YET` until first selected).
     pub counted_at: u32,
     pub counted_len: u32,
@@ -138,6 +142,7 @@ impl VarState {
         trail_pos: 0,
         seen: false,
         expanded: false,
+        provided: false,
         counted_at: NOT_YET,
         counted_len: 0,
     };
@@ -146,8 +151,15 @@ impl VarState {
 /// The clause database and the assignment, over local variables: a problem variable gets a
 /// local number when a clause or an at-most set first names it, so every vector here grows
 /// with what the search touches, never with the size of the problem.
-pub(crate) struct Engine<'p, L> {
-    pub problem: &'p Problem<L>,
+pub(crate) struct Engine<'p, L: Clone> {
+    /// Borrowed for a plain solve; owned, and growing, when a provider is asked.
+    pub problem: Cow<'p, Problem<L>>,
+    /// Asked once for each variable the search selects (see [`super::Provider`]).
+    pub(super) provider: Option<&'p mut dyn super::Provider<L>>,
+    /// Entries of the problem the engine has looked at (grows with a provider).
+    pub(super) entries_seen: usize,
+    /// The budget a provider ran out of: the search gives up.
+    pub(super) stopped: Option<super::Exhausted>,
     pub clauses: Vec<Clause>,
     /// Watchers by local literal.
     watches: Vec<Vec<u32>>,
@@ -158,7 +170,7 @@ pub(crate) struct Engine<'p, L> {
     pub(super) vars: Vec<VarState>,
     pub trail: Vec<Lit>,
     trail_lim: Vec<usize>,
-    qhead: usize,
+    pub(super) qhead: usize,
     pub(super) atmosts: Vec<AtMost>,
     /// At-most entry → its local at-most set.
     pub(super) atmost_local: FxHashMap<u32, u32>,
@@ -182,12 +194,21 @@ pub(super) fn learned_bytes(lits: usize, steps: usize) -> u64 {
         + 2 * std::mem::size_of::<u32>()) as u64
 }
 
-impl<'p, L> Engine<'p, L> {
-    /// Builds the engine from a problem. Returns the index of a clause that is already
-    /// false at level 0 when the input alone contradicts itself.
-    pub fn new(problem: &'p Problem<L>) -> (Engine<'p, L>, Option<usize>) {
+impl<'p, L: Clone> Engine<'p, L> {
+    /// Builds the engine from a problem, and the provider that may grow it. Returns the
+    /// index of a clause that is already false at level 0 when the input alone contradicts
+    /// itself.
+    pub fn new(
+        problem: Cow<'p, Problem<L>>,
+        provider: Option<&'p mut dyn super::Provider<L>>,
+    ) -> (Engine<'p, L>, Option<usize>) {
+        let entries_seen = problem.entries().len();
+        let units = problem.index().units().to_vec();
         let mut e = Engine {
             problem,
+            provider,
+            entries_seen,
+            stopped: None,
             clauses: Vec::new(),
             watches: Vec::new(),
             global: Vec::new(),
@@ -204,23 +225,26 @@ impl<'p, L> Engine<'p, L> {
             learned_bytes: 0,
         };
         let mut conflict = None;
-        for &i in problem.index().units() {
-            let Some(entry) = problem.entries().get(i as usize) else {
-                continue;
-            };
-            let s = e.local(entry.subject);
-            let lits = match &entry.constraint {
-                Constraint::Mandatory => vec![pos(s)],
-                Constraint::Prohibited => vec![neg(s)],
-                _ => continue,
-            };
-            if let Some(c) = e.add_clause(lits, i as usize)
+        for i in units {
+            if let Some(c) = e.add_unit(i as usize)
                 && conflict.is_none()
             {
                 conflict = Some(c);
             }
         }
         (e, conflict)
+    }
+
+    /// Adds Mandatory or Prohibited entry `i` as a clause; returns it when it is false.
+    pub(super) fn add_unit(&mut self, i: usize) -> Option<usize> {
+        let entry = self.problem.entries().get(i)?;
+        let (subject, selected) = match entry.constraint {
+            Constraint::Mandatory => (entry.subject, true),
+            Constraint::Prohibited => (entry.subject, false),
+            _ => return None,
+        };
+        let s = self.local(subject);
+        self.add_clause(vec![if selected { pos(s) } else { neg(s) }], i)
     }
 
     /// The local number of a problem variable, given one on first use.
@@ -308,7 +332,7 @@ impl<'p, L> Engine<'p, L> {
             if let Some(c) = self.expand_selected() {
                 return Some(c);
             }
-            if self.qhead == self.trail.len() {
+            if self.qhead == self.trail.len() || self.stopped.is_some() {
                 return None;
             }
         }

@@ -90,6 +90,25 @@ impl Index {
         }
     }
 
+    /// Records at-most entry number `entry` again after its variables changed: variables
+    /// new to it join its rows; a set that becomes binding is recorded.
+    pub fn reindex_at_most(&mut self, entry: u32, subject: Var, constraint: &Constraint) {
+        let Constraint::AtMost { n, vars } = constraint else {
+            return;
+        };
+        let Some(old) = self.atmost_vars.remove(&entry) else {
+            return self.add(entry, subject, constraint);
+        };
+        let mut vars = vars.clone();
+        vars.sort_unstable();
+        vars.dedup();
+        for v in vars.iter().filter(|v| old.binary_search(v).is_err()) {
+            push_row(&mut self.atmost_of, *v, entry);
+        }
+        debug_assert!(vars.len() > *n, "a binding set stays binding as it grows");
+        self.atmost_vars.insert(entry, vars);
+    }
+
     /// Mandatory and Prohibited entries, in order added.
     pub fn units(&self) -> &[u32] {
         &self.units

@@ -22,6 +22,7 @@ mod tests;
 mod tree;
 
 pub use problem::{Constraint, Entry, Problem, Var};
+
 pub use tree::{Cause, DerivationTree, Incompatibility, Term};
 
 /// Limits on a solve. Every limit left `None` is no limit; a search past one ends in
@@ -104,6 +105,63 @@ pub fn solve<L: Clone>(
     options: &SolveOptions,
 ) -> Result<Vec<Var>, SolveError<L>> {
     let answer = search::solve(problem, options);
+    if let Ok(sel) = &answer {
+        debug_assert!(
+            problem.check(sel).is_ok(),
+            "solver answer fails the checker"
+        );
+    }
+    answer
+}
+
+/// What a search asks for as it goes ([`solve_with`]): a problem can start with what is
+/// known and grow as the search selects variables, the way a package manager asks for a
+/// package's dependencies only when its solver first needs them.
+///
+/// The search answers as it would on the whole problem when, once `provide` has been called
+/// for a variable, the problem holds that variable's Dependency and Conflict entries and
+/// every at-most set counting it (added whole, or extended to count it with
+/// [`Problem::extend_at_most`]). `tests/solver_proptest.rs` holds this against the whole
+/// problem's answers and checks the proofs.
+pub trait Provider<L> {
+    /// Called once for each variable, when the search first selects it, before its own
+    /// constraints join the search. It may add variables and entries of any kind to
+    /// `problem`, and variables to at-most entries; never remove or change one. A budget
+    /// it runs out of ends the search with [`SolveError::GaveUp`].
+    fn provide(&mut self, problem: &mut Problem<L>, var: Var) -> Result<(), Exhausted>;
+}
+
+/// Solves a problem that `provider` grows as the search selects variables (see
+/// [`Provider`]). The problem is left as grown, whatever the outcome.
+///
+/// ```
+/// use deppy::advanced::solver::{Constraint, Exhausted, Problem, Provider, SolveOptions, Var, solve_with};
+/// // Variable 0 needs 1 or 2; that is only said when the search first selects 0.
+/// struct Late;
+/// impl Provider<&'static str> for Late {
+///     fn provide(&mut self, p: &mut Problem<&'static str>, v: Var) -> Result<(), Exhausted> {
+///         if v == Var(0) {
+///             let (x, y) = (p.add_var(), p.add_var());
+///             p.add(v, Constraint::Dependency(vec![x, y]), "0 needs 1 or 2");
+///             p.add(x, Constraint::Prohibited, "1 is banned");
+///         }
+///         Ok(())
+///     }
+/// }
+/// let mut p = Problem::new();
+/// let a = p.add_var();
+/// p.add(a, Constraint::Mandatory, "you want 0");
+/// let answer = solve_with(&mut p, &mut Late, &SolveOptions::default()).unwrap();
+/// assert_eq!(answer, vec![Var(0), Var(2)]);
+/// ```
+pub fn solve_with<L: Clone>(
+    problem: &mut Problem<L>,
+    provider: &mut dyn Provider<L>,
+    options: &SolveOptions,
+) -> Result<Vec<Var>, SolveError<L>> {
+    let owned = std::mem::take(problem);
+    let (answer, grown) = search::solve_growing(owned, provider, options);
+    *problem = grown;
     if let Ok(sel) = &answer {
         debug_assert!(
             problem.check(sel).is_ok(),

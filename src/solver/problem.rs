@@ -52,6 +52,9 @@ pub struct Problem<L> {
     entries: Vec<Entry<L>>,
     /// What each variable is involved in, kept as entries are added.
     index: Index,
+    /// At-most entries extended since a search last looked, with the variables added: a
+    /// search that lets a [`super::Provider`] grow the problem takes them after each call.
+    extended: Vec<(u32, Vec<Var>)>,
 }
 
 impl<L> Default for Problem<L> {
@@ -60,6 +63,7 @@ impl<L> Default for Problem<L> {
             var_count: 0,
             entries: Vec::new(),
             index: Index::default(),
+            extended: Vec::new(),
         }
     }
 }
@@ -86,6 +90,50 @@ impl<L> Problem<L> {
             constraint,
             label,
         });
+    }
+
+    /// Adds `vars` to the variables at-most entry number `entry` counts (while a search
+    /// runs, a [`super::Provider`] adds the variables it creates to the sets they belong
+    /// to). Returns `false`, changing nothing, when that entry is not an at-most one.
+    pub fn extend_at_most(&mut self, entry: usize, vars: &[Var]) -> bool {
+        let Some(Entry {
+            subject,
+            constraint: Constraint::AtMost { n, vars: all },
+            ..
+        }) = self.entries.get_mut(entry)
+        else {
+            return false;
+        };
+        let at = entry as u32;
+        let (subject, n) = (*subject, *n);
+        all.extend_from_slice(vars);
+        let constraint = Constraint::AtMost {
+            n,
+            vars: all.clone(),
+        };
+        self.index.reindex_at_most(at, subject, &constraint);
+        self.extended.push((at, vars.to_vec()));
+        true
+    }
+
+    /// The at-most extensions since the last call.
+    pub(crate) fn take_extended(&mut self) -> Vec<(u32, Vec<Var>)> {
+        std::mem::take(&mut self.extended)
+    }
+
+    /// The problem without its at-most entries: the same variables and the other entries
+    /// in their order.
+    pub fn without_at_most(self) -> Problem<L> {
+        let mut out = Problem {
+            var_count: self.var_count,
+            ..Problem::default()
+        };
+        for e in self.entries {
+            if !matches!(e.constraint, Constraint::AtMost { .. }) {
+                out.add(e.subject, e.constraint, e.label);
+            }
+        }
+        out
     }
 
     /// Removes the entries added after the first `len` (the newest first), as if they had

@@ -9,13 +9,15 @@
 #![allow(clippy::indexing_slicing)]
 
 use super::engine::{Engine, Value};
+use std::borrow::Cow;
+
+use super::Provider;
 use super::problem::{Constraint, Problem, Var};
 use super::tree::{Cause, DerivationTree, Incompatibility, Term};
 use super::{Exhausted, SolveError, SolveOptions};
 
 /// Search state: selected (local) variables in breadth-first order and the dependency cursor.
-struct Search<'p, L> {
-    problem: &'p Problem<L>,
+struct Search<'p, L: Clone> {
     engine: Engine<'p, L>,
     /// Selected variables with the level they were selected at (non-decreasing).
     selected: Vec<(u32, u32)>,
@@ -58,84 +60,120 @@ pub(crate) fn solve<L: Clone>(
     problem: &Problem<L>,
     options: &SolveOptions,
 ) -> Result<Vec<Var>, SolveError<L>> {
+    let (engine, input_conflict) = Engine::new(Cow::Borrowed(problem), None);
+    run(engine, input_conflict, options).0
+}
+
+/// Solves `problem` as `provider` grows it; returns the grown problem too.
+pub(crate) fn solve_growing<L: Clone>(
+    problem: Problem<L>,
+    provider: &mut dyn Provider<L>,
+    options: &SolveOptions,
+) -> (Result<Vec<Var>, SolveError<L>>, Problem<L>) {
+    let (engine, input_conflict) = Engine::new(Cow::Owned(problem), Some(provider));
+    let (answer, engine) = run(engine, input_conflict, options);
+    (answer, engine.problem.into_owned())
+}
+
+/// The search over `engine`; the engine is handed back so a caller can take the problem.
+fn run<'p, L: Clone>(
+    engine: Engine<'p, L>,
+    input_conflict: Option<usize>,
+    options: &SolveOptions,
+) -> (Result<Vec<Var>, SolveError<L>>, Engine<'p, L>) {
     let limits = Limits {
         max_conflicts: options.max_conflicts,
         deadline: options.deadline_from(std::time::Instant::now()),
         max_memory: options.max_memory,
     };
-    let (engine, input_conflict) = Engine::new(problem);
     let mut s = Search {
-        problem,
         engine,
         selected: Vec::new(),
         is_selected: Vec::new(),
         cursor: (0, 0),
         saved: Vec::new(),
     };
-    let mut conflicts: u64 = 0;
-    if let Some(c) = input_conflict {
-        return Err(s.unsatisfiable(c, conflicts, &limits));
-    }
-    if let Some(c) = s.engine.propagate() {
-        return Err(s.unsatisfiable(c, conflicts, &limits));
-    }
-    for &i in problem.index().units() {
-        if let Some(e) = problem.entries().get(i as usize)
-            && e.constraint == Constraint::Mandatory
-        {
-            let v = s.engine.local(e.subject);
-            s.select(v);
-        }
-    }
-    let mut decisions: u64 = 0;
-    loop {
-        if let Some(c) = s.engine.propagate() {
-            conflicts += 1;
-            let lvl = s.engine.clause_level(c);
-            if lvl == 0 {
-                return Err(s.unsatisfiable(c, conflicts, &limits));
-            }
-            if lvl < s.engine.decision_level() {
-                s.backjump(lvl);
-            }
-            let back = s.engine.learn(c);
-            let learned = s.engine.clauses.len() - 1;
-            // The conflict is analysed before any budget is looked at: a budget of N
-            // conflicts analyses exactly N, and what the last one proved is kept.
-            let exhausted = if limits.max_conflicts.is_some_and(|m| conflicts >= m) {
-                Some(Exhausted::Conflicts)
-            } else if limits.late() {
-                Some(Exhausted::Time)
-            } else if limits.over_memory(s.engine.learned_bytes) {
-                Some(Exhausted::Memory)
-            } else {
-                None
-            };
-            if let Some(exhausted) = exhausted {
-                return Err(s.gave_up(conflicts, exhausted, Some(learned), &limits));
-            }
-            s.restore(back);
-            continue;
-        }
-        match s.next_step() {
-            Step::Done => {
-                let g = &s.engine.global;
-                return Ok(s.selected.iter().map(|(v, _)| g[*v as usize]).collect());
-            }
-            Step::Decide(v) => {
-                decisions += 1;
-                if decisions.is_multiple_of(DECISIONS_PER_CLOCK) && limits.late() {
-                    return Err(s.gave_up(conflicts, Exhausted::Time, None, &limits));
-                }
-                s.saved.push(s.cursor);
-                s.engine.decide(v);
-                s.select(v);
-            }
-        }
-    }
+    let answer = s.search(input_conflict, &limits);
+    (answer, s.engine)
 }
 
 impl<L: Clone> Search<'_, L> {
+    /// Mandatory variables first, then the breadth-first walk, learning from conflicts.
+    fn search(
+        &mut self,
+        input_conflict: Option<usize>,
+        limits: &Limits,
+    ) -> Result<Vec<Var>, SolveError<L>> {
+        let s = self;
+        let mut conflicts: u64 = 0;
+        if let Some(c) = input_conflict {
+            return Err(s.unsatisfiable(c, conflicts, limits));
+        }
+        if let Some(c) = s.engine.propagate() {
+            return Err(s.unsatisfiable(c, conflicts, limits));
+        }
+        let problem = &s.engine.problem;
+        let mandatory: Vec<Var> = (problem.index().units().iter())
+            .filter_map(|i| problem.entries().get(*i as usize))
+            .filter(|e| e.constraint == Constraint::Mandatory)
+            .map(|e| e.subject)
+            .collect();
+        for g in mandatory {
+            let v = s.engine.local(g);
+            s.select(v);
+        }
+        let mut decisions: u64 = 0;
+        loop {
+            let conflict = s.engine.propagate();
+            if let Some(exhausted) = s.engine.stopped {
+                return Err(s.gave_up(conflicts, exhausted, None, limits));
+            }
+            if let Some(c) = conflict {
+                conflicts += 1;
+                let lvl = s.engine.clause_level(c);
+                if lvl == 0 {
+                    return Err(s.unsatisfiable(c, conflicts, limits));
+                }
+                if lvl < s.engine.decision_level() {
+                    s.backjump(lvl);
+                }
+                let back = s.engine.learn(c);
+                let learned = s.engine.clauses.len() - 1;
+                // The conflict is analysed before any budget is looked at: a budget of N
+                // conflicts analyses exactly N, and what the last one proved is kept.
+                let exhausted = if limits.max_conflicts.is_some_and(|m| conflicts >= m) {
+                    Some(Exhausted::Conflicts)
+                } else if limits.late() {
+                    Some(Exhausted::Time)
+                } else if limits.over_memory(s.engine.learned_bytes) {
+                    Some(Exhausted::Memory)
+                } else {
+                    None
+                };
+                if let Some(exhausted) = exhausted {
+                    return Err(s.gave_up(conflicts, exhausted, Some(learned), limits));
+                }
+                s.restore(back);
+                continue;
+            }
+            match s.next_step() {
+                Step::Done => {
+                    let g = &s.engine.global;
+                    return Ok(s.selected.iter().map(|(v, _)| g[*v as usize]).collect());
+                }
+                Step::Decide(v) => {
+                    decisions += 1;
+                    if decisions.is_multiple_of(DECISIONS_PER_CLOCK) && limits.late() {
+                        return Err(s.gave_up(conflicts, Exhausted::Time, None, limits));
+                    }
+                    s.saved.push(s.cursor);
+                    s.engine.decide(v);
+                    s.select(v);
+                }
+            }
+        }
+    }
+
     fn is_selected(&self, v: u32) -> bool {
         self.is_selected.get(v as usize).copied().unwrap_or(false)
     }
@@ -173,8 +211,8 @@ impl<L: Clone> Search<'_, L> {
 
     /// Advances the cursor to the next dependency needing a decision.
     fn next_step(&mut self) -> Step {
-        let problem = self.problem;
         loop {
+            let problem = &self.engine.problem;
             let (si, di) = self.cursor;
             let Some(&(v, _)) = self.selected.get(si) else {
                 return match self.unselected_true() {
@@ -281,7 +319,7 @@ fn build_tree<L: Clone>(
     root: usize,
     limits: &Limits,
 ) -> Result<DerivationTree<L>, Exhausted> {
-    let problem = engine.problem;
+    let problem = &engine.problem;
     use super::engine::Origin;
     let mut node_of: rustc_hash::FxHashMap<usize, usize> = Default::default();
     let mut nodes: Vec<Incompatibility<L>> = Vec::new();

@@ -405,6 +405,29 @@ impl<'m> TypedModel<'m> {
         }
     }
 
+    /// How many of the variables are root requirements (the bundles follow).
+    pub fn roots(&self) -> u32 {
+        self.m.roots.len() as u32
+    }
+
+    /// The variables whose constraints hold an at-most set counting bundle variable `v`:
+    /// its package's highest version (one bundle per package) and the first provider of
+    /// each shared GVK it provides.
+    pub fn at_most_carriers(&self, v: u32) -> Vec<u32> {
+        let m = self.m;
+        let Some(b) = (v as usize).checked_sub(m.roots.len()) else {
+            return Vec::new();
+        };
+        let p = pkg_of(b);
+        let mut out = vec![self.var(bid(p, (VERSIONS - 1) as u8))];
+        for (k, from) in &m.provides[p as usize] {
+            if ver_of(b) >= *from {
+                out.push(self.gvk_lists[*k as usize][0]);
+            }
+        }
+        out
+    }
+
     /// The name of variable `v` in [`generic_file`].
     pub fn name(&self, v: u32) -> String {
         let m = self.m;

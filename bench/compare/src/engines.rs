@@ -74,7 +74,20 @@ fn solve_into<L: Clone>(
     explain: impl FnOnce(DerivationTree<L>) -> String,
 ) {
     let t = Instant::now();
-    match deppy::advanced::solver::solve(problem, &SolveOptions::default()) {
+    let answer = deppy::advanced::solver::solve(problem, &SolveOptions::default());
+    record_answer(run, roots, t, answer, explain);
+}
+
+/// Records a solve begun at `t`: the selection, or the explanation `explain` words ("solve",
+/// "explain" as in [`solve_into`]).
+fn record_answer<L: Clone>(
+    run: &mut Run,
+    roots: usize,
+    t: Instant,
+    answer: Result<Vec<Var>, SolveError<L>>,
+    explain: impl FnOnce(DerivationTree<L>) -> String,
+) {
+    match answer {
         Ok(sel) => {
             run.add("solve", ms(t));
             run.status = "sat";
@@ -141,6 +154,84 @@ pub fn deppy_problem(m: &Model, repeats: usize) -> Run {
         drop(problem);
     }
     run
+}
+
+/// The typed model given to deppy's solver as its search asks for it
+/// (`solver::solve_with`), as resolvo lazy is given its dependencies: the problem starts with
+/// every variable and the roots' constraints; a bundle's constraints, and the at-most sets
+/// counting it, are added when the search first selects it. Timed as [`deppy_problem`]:
+/// "build" is the model's index and the roots, "solve" the search with everything it asked.
+pub fn deppy_provided(m: &Model, repeats: usize) -> Run {
+    let mut run = Run::new();
+    for _ in 0..repeats {
+        let t0 = Instant::now();
+        let typed = TypedModel::new(m);
+        let mut problem = Problem::new();
+        for _ in 0..typed.var_count() {
+            problem.add_var();
+        }
+        let mut provider = Provided {
+            typed: &typed,
+            given: Default::default(),
+        };
+        for r in 0..typed.roots() {
+            provider.own(&mut problem, r);
+        }
+        run.add("build", ms(t0));
+        let t = Instant::now();
+        let answer =
+            deppy::advanced::solver::solve_with(&mut problem, &mut provider, &Default::default());
+        record_answer(&mut run, m.roots.len(), t, answer, |tree| {
+            typed_explanation(&typed, tree)
+        });
+        run.add("total", ms(t0));
+    }
+    run
+}
+
+/// The provider of [`deppy_provided`]: constraints labelled as in [`typed_problem`].
+struct Provided<'t, 'm> {
+    typed: &'t TypedModel<'m>,
+    /// The at-most constraints added, by label.
+    given: std::collections::HashSet<(u32, u32)>,
+}
+
+impl Provided<'_, '_> {
+    /// Adds variable `v`'s own constraints (its at-most ones unless given already).
+    fn own(&mut self, problem: &mut Problem<(u32, u32)>, v: u32) {
+        let mut k = 0;
+        self.typed.constraints(v, |c| {
+            let label = (v, k);
+            k += 1;
+            if !matches!(c, emit::Typed::AtMost(_)) || self.given.insert(label) {
+                problem.add(Var(v), c.into_constraint(), label);
+            }
+        });
+    }
+}
+
+impl deppy::advanced::solver::Provider<(u32, u32)> for Provided<'_, '_> {
+    fn provide(
+        &mut self,
+        problem: &mut Problem<(u32, u32)>,
+        var: Var,
+    ) -> Result<(), deppy::advanced::solver::Exhausted> {
+        if var.0 < self.typed.roots() {
+            return Ok(());
+        }
+        self.own(problem, var.0);
+        for carrier in self.typed.at_most_carriers(var.0) {
+            let mut k = 0;
+            self.typed.constraints(carrier, |c| {
+                let label = (carrier, k);
+                k += 1;
+                if matches!(c, emit::Typed::AtMost(_)) && self.given.insert(label) {
+                    problem.add(Var(carrier), c.into_constraint(), label);
+                }
+            });
+        }
+        Ok(())
+    }
 }
 
 /// The typed model as a `Problem`, each constraint labelled (variable, its number on it).
@@ -301,6 +392,24 @@ mod tests {
                 panic!("the typed problem resolved")
             };
             assert_eq!(typed_explanation(&typed, tree), want, "seed {seed}");
+        }
+    }
+
+    /// The provider row gives the typed row's answers: the same selection, or both no
+    /// answer, on every shape with and without conflicts.
+    #[test]
+    fn provided_answers_are_the_typed_ones() {
+        for shape in [Shape::N, Shape::U, Shape::C, Shape::Real] {
+            for conflicts in [true, false] {
+                for seed in 1..4 {
+                    let m = Model::generate(shape, 300, seed, conflicts);
+                    let (typed, provided) = (deppy_problem(&m, 1), deppy_provided(&m, 1));
+                    let what = format!("{shape:?} conflicts {conflicts} seed {seed}");
+                    assert_eq!(provided.status, typed.status, "{what}");
+                    assert_eq!(provided.selected, typed.selected, "{what}");
+                    assert!(typed.status == "sat" || typed.status == "unsat", "{what}");
+                }
+            }
         }
     }
 }

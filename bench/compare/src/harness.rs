@@ -735,6 +735,13 @@ pub fn run(cfg: &Config, command_line: &str) -> i32 {
                 &dir,
                 repeats,
             ));
+            outs.push(ctx.child(
+                "deppy-provided",
+                "deppy problem (provider)",
+                &full,
+                &dir,
+                repeats,
+            ));
             outs.push(ctx.libsolv_py("libsolv python3-solv", &full, &dir, repeats));
             let (ts, tsp) = ctx.testsolv(&full, &dir, repeats);
             outs.push(ts);

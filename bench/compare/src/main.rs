@@ -33,7 +33,7 @@ fn usage() -> ! {
       [--dep-rate R] [--gvk-rate R] [--con-rate R]
   deppy-compare resolvo-file --catalog FILE --roots FILE [--eager]
       resolvo as a whole process on the catalog file (used by run)
-  deppy-compare child --engine deppy|deppy-problem|deppy-resolve|resolvo-eager|resolvo-lazy|none
+  deppy-compare child --engine deppy|deppy-problem|deppy-provided|deppy-resolve|resolvo-eager|resolvo-lazy|none
       --shape S --n N --seed S --repeats K --dir DIR [--nc]   (used by run)"
     );
     std::process::exit(2)
@@ -161,6 +161,7 @@ fn main() {
             let run = match args.value("--engine").as_deref() {
                 Some("deppy") => engines::deppy_generic(&m, repeats),
                 Some("deppy-problem") => engines::deppy_problem(&m, repeats),
+                Some("deppy-provided") => engines::deppy_provided(&m, repeats),
                 Some("deppy-resolve") => engines::deppy_resolve(&m, &dir, repeats),
                 Some("resolvo-eager") => engines::resolvo(&m, true, repeats),
                 Some("resolvo-lazy") => engines::resolvo(&m, false, repeats),
