@@ -221,11 +221,11 @@ fn two_version_chain(dir: &Path, n: usize) -> PathBuf {
     path
 }
 
-/// Derivation on demand costs a round per link of a chain whose links have several
-/// candidates, each round a whole search: after its round limit the resolver derives the
-/// whole program, so a 3,000-link chain stays linear (without the limit, 3,000 rounds).
+/// Derivation on demand derives a link's lists when the one search first selects the link:
+/// a 3,000-link chain whose links have two candidates each costs a run of the rules per
+/// link, within that search, and stays linear.
 #[test]
-fn deep_chain_of_several_candidates_is_derived_whole_after_the_round_limit() {
+fn deep_chain_of_several_candidates_is_derived_link_by_link_in_one_search() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = two_version_chain(dir.path(), 3_000);
     let start = Instant::now();

@@ -108,10 +108,20 @@ impl Prepared {
         stats: &mut Demand,
     ) -> Result<Derivation, ResolveError> {
         let (universe, required) = self.start(&request, adjust, cluster)?;
-        let (matches, reach) =
-            &self.constraint_matches(&universe, &required, adjust, options.deadline)?;
-        let reached: usize = reach.iter().map(|p| self.set.bundles_of(*p).len()).sum();
-        if reached >= from {
+        let (matches, reach, complete) = &self.constraint_matches_until(
+            &universe,
+            &required,
+            adjust,
+            options.deadline,
+            Some(from),
+        )?;
+        if !complete
+            || reach
+                .iter()
+                .map(|p| self.set.bundles_of(*p).len())
+                .sum::<usize>()
+                >= from
+        {
             let cx = Start {
                 universe: &universe,
                 request: &request,
@@ -138,6 +148,13 @@ impl Prepared {
         }
         // A small closure (one run of the whole program costs less than several runs), or
         // on demand a budget of the search ran out.
+        let full;
+        let reach = if *complete {
+            reach
+        } else {
+            full = super::reach::reachable(&universe, &required, adjust, matches);
+            &full
+        };
         let model = self.whole_program(universe, request, adjust, cluster, matches, reach);
         Ok(Derivation::Whole(model))
     }

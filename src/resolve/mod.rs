@@ -194,6 +194,8 @@ pub struct Prepared {
     set: Arc<CatalogSet>,
     orders: ChannelOrders,
     constraints: std::sync::Mutex<(ConstraintMatches, Option<constraints::Properties>)>,
+    /// Whether some bundle of the set states a constraint dependency (found once).
+    any_constraint: std::sync::OnceLock<bool>,
 }
 
 impl Prepared {
@@ -204,6 +206,7 @@ impl Prepared {
             set,
             orders,
             constraints: std::sync::Mutex::new((ConstraintMatches::default(), None)),
+            any_constraint: std::sync::OnceLock::new(),
         }
     }
 
@@ -235,8 +238,40 @@ impl Prepared {
         ),
         ResolveError,
     > {
+        let (matches, reach, _) =
+            self.constraint_matches_until(u, required, adjust, deadline, None)?;
+        Ok((matches, reach))
+    }
+
+    /// [`Prepared::constraint_matches`], with a walk of the reachable packages that may stop
+    /// once they hold `enough` bundles when no bundle of the set states a constraint (then
+    /// only installed bundles have matches, and the walk finds no more of them). Says
+    /// whether the packages returned are all the reachable ones.
+    fn constraint_matches_until(
+        &self,
+        u: &Universe,
+        required: &[crate::catalog::PackageId],
+        adjust: &Adjustments,
+        deadline: Option<std::time::Instant>,
+        enough: Option<usize>,
+    ) -> Result<
+        (
+            ConstraintMatches,
+            rustc_hash::FxHashSet<crate::catalog::PackageId>,
+            bool,
+        ),
+        ResolveError,
+    > {
         let lock = || self.constraints.lock().unwrap_or_else(|e| e.into_inner());
         let mut snap = lock().0.clone();
+        let any_constraint = *self
+            .any_constraint
+            .get_or_init(|| (self.set.bundles.iter()).any(|b| !b.requires_constraints.is_empty()));
+        if !any_constraint {
+            installed::add_matches(u, &mut snap);
+            let (reach, complete) = reach::reachable_until(u, required, adjust, &snap, enough);
+            return Ok((snap, reach, complete));
+        }
         loop {
             installed::add_matches(u, &mut snap);
             let reach = reach::reachable(u, required, adjust, &snap);
@@ -251,7 +286,7 @@ impl Prepared {
                 })
                 .collect();
             if missing.is_empty() {
-                return Ok((snap, reach));
+                return Ok((snap, reach, true));
             }
             let mut guard = lock();
             let (cache, props) = &mut *guard;

@@ -30,9 +30,6 @@ pub(crate) struct Built {
     pub problem: Problem<Reason>,
     pub subjects: Vec<Subject>,
     var_of: FxHashMap<BundleId, Var>,
-    /// Bundles with a variable whose dependency lists are not derived yet (always empty
-    /// without [`Context::derived_for`]), in variable order.
-    pub frontier: Vec<BundleId>,
 }
 
 /// What problem building needs beyond the derived facts.
@@ -44,8 +41,8 @@ pub struct Context<'c> {
     /// Constraint dependencies' evaluation errors.
     pub matches: &'c ConstraintMatches,
     /// When derivation is on demand: the bundles whose dependency lists are derived. The
-    /// others get a variable and no Dependency constraint yet (the frontier, see
-    /// [`Built::frontier`]).
+    /// others get a variable and no Dependency constraint yet ([`Growing::grow_for`] adds
+    /// them once their lists are derived).
     pub derived_for: Option<&'c rustc_hash::FxHashSet<BundleId>>,
 }
 
@@ -65,8 +62,8 @@ pub fn build(u: &Universe, d: &Derived, request: &Request, cx: &Context<'_>) -> 
 }
 
 /// A problem built in steps while dependency lists are derived on demand
-/// ([`Context::derived_for`]): each step adds the Dependency constraints of the frontier
-/// bundles derived since the last, and of the bundles their candidates bring in.
+/// ([`Context::derived_for`]): each step adds the Dependency constraints of the bundles
+/// derived since the last, and of the bundles their candidates bring in.
 #[derive(Default)]
 pub struct Growing {
     /// The problem so far.
@@ -117,12 +114,14 @@ impl Growing {
             queue: std::mem::take(&mut self.queue),
             ranks: DependencyRanks::none(),
         };
-        let now: rustc_hash::FxHashSet<BundleId> = derived.iter().copied().collect();
-        let (was, kept): (Vec<BundleId>, Vec<BundleId>) = std::mem::take(&mut b.built.frontier)
-            .into_iter()
-            .partition(|x| now.contains(x));
-        b.built.frontier = kept;
-        for bundle in was {
+        // A bundle with a variable before this step has been walked (every queued bundle
+        // is, below) and, its lists not derived then, left without dependencies: they are
+        // added now. Variables made in this step are queued and walked once.
+        let walked: Vec<BundleId> = (derived.iter())
+            .filter(|x| b.built.var_of.contains_key(x))
+            .copied()
+            .collect();
+        for bundle in walked {
             b.dependencies(bundle);
         }
         self.next = b.walk(self.next);
@@ -307,7 +306,6 @@ impl Builder<'_, '_> {
         };
         let bd = self.u.bundle(bundle);
         if requires_anything(bd) && self.cx.derived_for.is_some_and(|s| !s.contains(&bundle)) {
-            self.built.frontier.push(bundle);
             return;
         }
         let deps: Vec<Dependency> = bd

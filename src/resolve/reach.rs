@@ -17,12 +17,29 @@ pub fn reachable(
     adjust: &Adjustments,
     matches: &ConstraintMatches,
 ) -> FxHashSet<PackageId> {
+    reachable_until(u, required, adjust, matches, None).0
+}
+
+/// [`reachable`], stopping once the packages visited hold `enough` bundles of the set, when
+/// it is given; says whether the walk ended (every reachable package is in).
+pub fn reachable_until(
+    u: &Universe,
+    required: &[PackageId],
+    adjust: &Adjustments,
+    matches: &ConstraintMatches,
+    enough: Option<usize>,
+) -> (FxHashSet<PackageId>, bool) {
+    let mut visited_bundles = 0usize;
     let mut walk = Walk::default();
     walk.push_all(required.iter().copied());
     walk.push_all(u.installed.iter().map(|b| u.package_of(*b)));
     walk.push_all(adjust.required.iter().map(|(b, _)| u.package_of(*b)));
     let mut labels_done = false;
     while let Some(p) = walk.queue.pop() {
+        if enough.is_some_and(|n| visited_bundles >= n) {
+            return (walk.seen, false);
+        }
+        visited_bundles += u.set.bundles_of(p).len();
         let installed = u
             .installed
             .iter()
@@ -63,7 +80,7 @@ pub fn reachable(
             }
         }
     }
-    walk.seen
+    (walk.seen, true)
 }
 
 /// The packages found so far, those still to visit, and the APIs whose providers are in.
