@@ -3,8 +3,8 @@
 //! facts and its dependencies' targets). The demanded bundles are the ones the answer
 //! selects: what a solver that derives on first need would ask for. Then a whole request
 //! (`Resolver::resolve`, from the loaded catalog to the answer, channel orders aside) with
-//! the whole program against derivation driven by the search: rounds of search, bundles
-//! whose lists were derived on demand. Synthetic catalogs of the shape of issue 7
+//! the whole program against derivation driven by the search: solves run (1 on demand)
+//! and bundles whose lists were derived on demand. Synthetic catalogs of the shape of issue 7
 //! (`support/synth.rs`) at 1k, 10k and 100k bundles, 10 roots.
 //! Prints medians of 5 (DEPPY_BENCH_ITERS) and the cost per on-demand run. First, every
 //! package of the merged real catalogs, one request at a time, both ways (p50, p99).
@@ -82,7 +82,7 @@ fn main() {
         "us/run",
         "req whole",
         "req lazy",
-        "rounds",
+        "solves",
         "demanded",
         "ratio"
     );
