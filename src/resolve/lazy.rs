@@ -108,13 +108,8 @@ impl Prepared {
         stats: &mut Demand,
     ) -> Result<Derivation, ResolveError> {
         let (universe, required) = self.start(&request, adjust, cluster)?;
-        let (matches, reach, complete) = &self.constraint_matches_until(
-            &universe,
-            &required,
-            adjust,
-            options.deadline,
-            Some(from),
-        )?;
+        let (matches, reach, complete) =
+            &self.constraint_matches(&universe, &required, adjust, options.deadline, Some(from))?;
         if !complete
             || reach
                 .iter()

@@ -225,29 +225,10 @@ impl Prepared {
     /// Also returns the packages the request reaches with those matches.
     /// Rules are evaluated under `deadline`: when it passes, nothing computed is kept and
     /// the time budget's [`ResolveError::GaveUp`] is returned.
+    /// When no bundle of the set states a constraint (then only installed bundles have
+    /// matches), the walk of the reachable packages may stop once they hold `enough`
+    /// bundles. Says whether the packages returned are all the reachable ones.
     fn constraint_matches(
-        &self,
-        u: &Universe,
-        required: &[crate::catalog::PackageId],
-        adjust: &Adjustments,
-        deadline: Option<std::time::Instant>,
-    ) -> Result<
-        (
-            ConstraintMatches,
-            rustc_hash::FxHashSet<crate::catalog::PackageId>,
-        ),
-        ResolveError,
-    > {
-        let (matches, reach, _) =
-            self.constraint_matches_until(u, required, adjust, deadline, None)?;
-        Ok((matches, reach))
-    }
-
-    /// [`Prepared::constraint_matches`], with a walk of the reachable packages that may stop
-    /// once they hold `enough` bundles when no bundle of the set states a constraint (then
-    /// only installed bundles have matches, and the walk finds no more of them). Says
-    /// whether the packages returned are all the reachable ones.
-    fn constraint_matches_until(
         &self,
         u: &Universe,
         required: &[crate::catalog::PackageId],
@@ -323,7 +304,8 @@ impl Prepared {
         deadline: Option<std::time::Instant>,
     ) -> Result<Model, ResolveError> {
         let (universe, required) = self.start(&request, adjust, cluster)?;
-        let (matches, reach) = &self.constraint_matches(&universe, &required, adjust, deadline)?;
+        let (matches, reach, _) =
+            &self.constraint_matches(&universe, &required, adjust, deadline, None)?;
         Ok(self.whole_program(universe, request, adjust, cluster, matches, reach))
     }
 
@@ -395,8 +377,8 @@ impl Prepared {
         let required: Vec<crate::catalog::PackageId> =
             facts.iter().filter_map(|r| r.package).collect();
         // No deadline: the matches are always complete.
-        let (matches, reach) = self
-            .constraint_matches(&universe, &required, adjust, None)
+        let (matches, reach, _) = self
+            .constraint_matches(&universe, &required, adjust, None, None)
             .map_err(|e| e.to_string())?;
         let full = derive::run_over(&universe, &self.orders, &facts, adjust, &matches, &reach);
         let mut lists = 0;
