@@ -92,11 +92,11 @@ fn channel_key<'a>(d: &'a Derived, b: BundleId, only: Option<&str>) -> (bool, &'
         .channels
         .get(&b)
         .map_or(&[][..], Vec::as_slice);
-    let default = d.preferences.in_default_channel.get(&b).map(String::as_str);
+    let default = d.preferences.in_default_channel.get(&b).map(|ch| &**ch);
     chans
         .iter()
-        .filter(|(ch, _)| only.is_none_or(|o| o == ch))
-        .map(|(ch, dist)| (Some(ch.as_str()) != default, ch.as_str(), *dist))
+        .filter(|(ch, _)| only.is_none_or(|o| o == &**ch))
+        .map(|(ch, dist)| (Some(&**ch) != default, &**ch, *dist))
         .min()
         // Not on any (allowed) channel: a pinned skipped entry or an installed-only bundle.
         .unwrap_or((true, "\u{10FFFF}", u32::MAX))
@@ -244,7 +244,7 @@ impl DependencyRanks {
     /// Orders the candidates of a dependency of `dependent`, most preferred first.
     pub fn order(&self, u: &Universe, d: &Derived, dependent: BundleId, cands: &mut [BundleId]) {
         if cands.iter().any(|b| !self.rank.contains_key(b)) {
-            return order(u, d, ListKind::Dependency(dependent), cands);
+            return order_dependency(u, d, dependent, cands);
         }
         #[cfg(debug_assertions)]
         let mut by_key = cands.to_vec();
@@ -276,6 +276,59 @@ impl DependencyRanks {
                 "dependency ranks disagree with the key order"
             );
         }
+    }
+}
+
+/// [`key`] of `b` in a dependency list of `dependent`, as a tuple of the same parts in the
+/// same order: compared without building a list of parts per candidate.
+#[allow(clippy::type_complexity)] // the key's parts, spelled out
+fn dependency_key<'a>(
+    u: &'a Universe,
+    d: &'a Derived,
+    dependent: BundleId,
+    b: BundleId,
+) -> (
+    (bool, bool, bool, bool, Reverse<i32>, bool),
+    (&'a str, bool, &'a str, &'a str, u32),
+    (Reverse<&'a Version>, &'a str, BundleId),
+) {
+    let bundle = u.bundle(b);
+    let p = &d.preferences;
+    let (not_default, ch, dist) = channel_key(d, b, None);
+    let priority = p.priority.get(&b).copied();
+    (
+        (
+            !p.preferred.contains(&b),
+            p.deprecated.contains(&b),
+            !u.is_installed(b),
+            !p.same_catalog.contains(&(dependent, b)),
+            Reverse(priority.unwrap_or_else(|| u.catalog_priority(bundle.catalog))),
+            !u.is_local(b),
+        ),
+        (
+            u.catalog_name(bundle.catalog),
+            not_default,
+            u.package_name(bundle.package),
+            ch,
+            dist,
+        ),
+        (Reverse(&bundle.version), &bundle.name, b),
+    )
+}
+
+/// Orders the candidates of a dependency of `dependent` by [`dependency_key`]; debug builds
+/// (every test) hold the order against [`order`]'s.
+fn order_dependency(u: &Universe, d: &Derived, dependent: BundleId, cands: &mut [BundleId]) {
+    #[cfg(debug_assertions)]
+    let mut by_key = cands.to_vec();
+    cands.sort_by_cached_key(|&b| dependency_key(u, d, dependent, b));
+    #[cfg(debug_assertions)]
+    {
+        order(u, d, ListKind::Dependency(dependent), &mut by_key);
+        debug_assert_eq!(
+            by_key, cands,
+            "the dependency key disagrees with the key order"
+        );
     }
 }
 

@@ -1,118 +1,242 @@
-//! Derivation on demand: the rules of `rules/*.dl` run for the few bundles whose
-//! dependencies are asked for, over those bundles' facts and their dependencies' possible
-//! targets only (one crepe run per demand). The bundles are `Seeded`, so the program starts
-//! from them; targets are loaded without what they require, so the derivation stops there.
-//! Every relation a dependency list reads is local to the dependent and its targets (see
-//! the rules), so each list equals the one the whole program derives: [`compare`] holds the
-//! two against each other (tests, fuzz target).
+//! Derivation on demand: the dependency lists of the few bundles whose dependencies a
+//! search asks for, with the exclusions and preference facts of their candidates.
+//!
+//! The rules of `rules/*.dl` stay the specification: the whole program evaluates them with
+//! crepe, and so does the derivation of the requirement lists, upgrade edges and the roots'
+//! facts ([`super::derive::run_over`]). The rules a dependency list reads are local to one
+//! dependent and its targets: `DependencyMatch` and `DependencyCandidate`
+//! (`rules/candidates.dl`), `Excluded` (`rules/exclusions.dl`) and the preference facts of
+//! `rules/preferences.dl`. [`DependencyRules`] evaluates exactly those, for one dependent at
+//! a time, through the catalog's indexes: one crepe run per dependent cost 3–4 µs per
+//! bundle it loaded (43 µs a run on the synthetic catalog of 10,000 bundles, over half of a
+//! request's time; docs/performance.md, 2026-11-27). [`compare`] holds every list, with its
+//! exclusions and preference facts, against the whole program's
+//! ([`super::Prepared::check_on_demand`]: `tests/derive_on_demand.rs`, the `resolve` fuzz
+//! target), so a rule edited in `rules/*.dl` and not here fails there.
 
-use rustc_hash::FxHashSet;
+use std::sync::Arc;
 
-use crate::catalog::{BundleId, CatalogId, PackageId};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::catalog::BundleId;
 
 use super::Adjustments;
 use super::constraints::{ConstraintMatches, first_constraint_dependency};
-use super::derive::program::*;
-use super::derive::{Derived, collect};
-use super::facts::{ChannelOrders, load_channels, load_requires, load_target};
+use super::derive::{Derived, Exclusion, Preferences};
+use super::facts::ChannelOrders;
 use super::universe::Universe;
 
-/// The possible targets of `a`'s dependencies: bundles of required packages, providers of
-/// required APIs and labels, and the bundles its constraints match.
-fn targets(u: &Universe, a: BundleId, matches: &ConstraintMatches) -> Vec<BundleId> {
-    let b = u.bundle(a);
-    let extra = u.installed_only();
-    let mut out: Vec<BundleId> = Vec::new();
-    // Only the bundles in the range can match (the rule's own test, `range.matches(v)`).
-    for req in &b.requires_packages {
-        if let Some(p) = u.set.package_id(&req.package) {
-            let in_range = |x: &&crate::catalog::Bundle| req.range.matches(&x.version);
-            out.extend(
-                u.set
-                    .bundles_of(p)
-                    .iter()
-                    .filter(|x| in_range(&u.bundle(**x)))
-                    .copied(),
-            );
-            out.extend(
-                extra
-                    .iter()
-                    .filter(|x| x.package == p && in_range(x))
-                    .map(|x| x.id),
-            );
-        }
-    }
-    for g in &b.requires_gvks {
-        out.extend_from_slice(u.set.providers(*g));
-        out.extend(
-            extra
-                .iter()
-                .filter(|x| x.provides.contains(g))
-                .map(|x| x.id),
-        );
-    }
-    if !b.requires_labels.is_empty() {
-        out.extend(
-            u.bundles()
-                .filter(|x| x.labels.iter().any(|l| b.requires_labels.contains(l)))
-                .map(|x| x.id),
-        );
-    }
-    let base = first_constraint_dependency(b);
-    for k in 0..b.requires_constraints.len() as u32 {
-        out.extend(matches.matches.get(&(a, base + k)).into_iter().flatten());
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
+/// The rules a dependency list reads, evaluated for one dependent at a time over the
+/// request's universe, adjustments and constraint matches (docs/semantics.md §3, §5.1).
+pub(crate) struct DependencyRules<'a> {
+    u: &'a Universe,
+    orders: &'a ChannelOrders,
+    matches: &'a ConstraintMatches,
+    /// `Removed(b, i)`: the least rule number that removes each bundle.
+    removed: FxHashMap<BundleId, u32>,
+    preferred: &'a [BundleId],
+    /// Exclusions evaluated so far (None: a possible candidate).
+    exclusions: FxHashMap<BundleId, Option<Exclusion>>,
 }
 
-/// The dependency lists of `demanded` (constraint matches of their constraints must already
-/// be in `matches`), with the exclusions and preference facts of their targets, in one run.
-pub fn dependencies(
-    u: &Universe,
-    orders: &ChannelOrders,
-    adjust: &Adjustments,
-    matches: &ConstraintMatches,
-    demanded: &[BundleId],
-) -> Derived {
-    let mut rt = Crepe::new();
-    let mut loaded: FxHashSet<BundleId> = FxHashSet::default();
-    let mut packages: FxHashSet<PackageId> = FxHashSet::default();
-    for &a in demanded {
-        let bundle = u.bundle(a);
-        rt.extend([Seeded(a)]);
-        if loaded.insert(a) {
-            load_target(&mut rt, orders, bundle);
-            packages.insert(bundle.package);
+impl<'a> DependencyRules<'a> {
+    /// The rules over `u` with `adjust`'s removals and preferences; `matches` must hold the
+    /// constraint matches of every bundle asked for.
+    pub fn new(
+        u: &'a Universe,
+        orders: &'a ChannelOrders,
+        adjust: &'a Adjustments,
+        matches: &'a ConstraintMatches,
+    ) -> DependencyRules<'a> {
+        let mut removed: FxHashMap<BundleId, u32> = FxHashMap::default();
+        for &(b, i) in &adjust.removed {
+            let least = removed.entry(b).or_insert(i);
+            *least = (*least).min(i);
         }
-        load_requires(&mut rt, u, bundle);
-        let base = first_constraint_dependency(bundle);
-        for k in 0..bundle.requires_constraints.len() as u32 {
-            let found = matches.matches.get(&(a, base + k)).into_iter().flatten();
-            rt.extend(found.map(|b| ConstraintMatch(a, base + k, *b)));
+        DependencyRules {
+            u,
+            orders,
+            matches,
+            removed,
+            preferred: &adjust.preferred,
+            exclusions: FxHashMap::default(),
         }
-        for t in targets(u, a, matches) {
-            if loaded.insert(t) {
-                let tb = u.bundle(t);
-                load_target(&mut rt, orders, tb);
-                packages.insert(tb.package);
+    }
+
+    /// The universe the rules read.
+    pub fn universe(&self) -> &'a Universe {
+        self.u
+    }
+
+    /// The dependency lists of `demanded`: the matches and candidates of each of their
+    /// dependencies (lists that would be empty are absent), the exclusions of the matches,
+    /// the preference facts of the candidates (and of `demanded`).
+    pub fn dependencies(&mut self, demanded: &[BundleId]) -> Derived {
+        let mut d = Derived::default();
+        self.add_dependencies(&mut d, demanded);
+        let candidates = d.dependencies.candidates.values().flatten();
+        d.reached = demanded.iter().chain(candidates).copied().collect();
+        d.reached.sort_unstable();
+        d.reached.dedup();
+        d.preferences.preferred = self.preferred.iter().copied().collect();
+        d
+    }
+
+    /// Adds the dependency lists of `demanded` to `d` (see [`Self::dependencies`]). A
+    /// bundle's preference facts are the same whichever list reaches it: those `d` has
+    /// already are kept.
+    pub fn add_dependencies(&mut self, d: &mut Derived, demanded: &[BundleId]) {
+        for &a in demanded {
+            self.reach(&mut d.preferences, a);
+            let catalog = self.u.bundle(a).catalog;
+            if let Some(e) = self.exclusion(a) {
+                d.excluded.insert(a, e);
+            }
+            for (i, matched) in self.matches_of(a) {
+                let mut candidates = Vec::with_capacity(matched.len());
+                for &b in &matched {
+                    if let Some(e) = self.exclusion(b) {
+                        d.excluded.insert(b, e);
+                    } else {
+                        candidates.push(b);
+                    }
+                }
+                for &b in &candidates {
+                    if self.u.bundle(b).catalog == catalog {
+                        d.preferences.same_catalog.insert((a, b));
+                    }
+                    self.reach(&mut d.preferences, b);
+                }
+                if !candidates.is_empty() {
+                    d.dependencies.candidates.insert((a, i), candidates);
+                }
+                d.dependencies.matches.insert((a, i), matched);
             }
         }
     }
-    let mut packages: Vec<PackageId> = packages.into_iter().collect();
-    packages.sort_unstable();
-    for p in packages {
-        load_channels(&mut rt, u, orders, p, Some(&loaded));
+
+    /// Adds the preference facts of reached bundle `b` unless `p` has them (a catalog
+    /// bundle reached has its catalog's priority).
+    fn reach(&self, p: &mut Preferences, b: BundleId) {
+        if !p.priority.contains_key(&b) {
+            self.preferences_of(p, b);
+        }
     }
-    rt.extend(u.installed.iter().map(|b| Installed(*b)));
-    rt.extend(adjust.removed.iter().map(|(b, i)| Removed(*b, *i)));
-    for (i, c) in u.set.catalogs.iter().enumerate() {
-        rt.extend([CatalogPriority(CatalogId(i as u32), c.priority)]);
+
+    /// `DependencyMatch(a, i, b)` (`rules/candidates.dl`): per dependency number `i` of `a`
+    /// that some bundle matches, the matching bundles in id order. Dependencies are numbered
+    /// packages first, then APIs, labels and constraints.
+    fn matches_of(&self, a: BundleId) -> Vec<(u32, Vec<BundleId>)> {
+        let u = self.u;
+        let bundle = u.bundle(a);
+        let mut out: Vec<(u32, Vec<BundleId>)> = Vec::new();
+        let mut i = 0u32;
+        for req in &bundle.requires_packages {
+            if let Some(p) = u.package_id(&req.package) {
+                let fits =
+                    |x: &crate::catalog::Bundle| x.package == p && req.range.matches(&x.version);
+                let of_catalogs = u.set.bundles_of(p).iter().filter(|b| fits(u.bundle(**b)));
+                let installed = u.installed_only().iter().filter(|x| fits(x));
+                out.push((
+                    i,
+                    of_catalogs
+                        .copied()
+                        .chain(installed.map(|x| x.id))
+                        .collect(),
+                ));
+            }
+            i += 1;
+        }
+        for g in &bundle.requires_gvks {
+            out.push((i, u.providers(*g)));
+            i += 1;
+        }
+        for l in &bundle.requires_labels {
+            let with_label = u.bundles().filter(|x| x.labels.contains(l));
+            out.push((i, with_label.map(|x| x.id).collect()));
+            i += 1;
+        }
+        let base = first_constraint_dependency(bundle);
+        for k in 0..bundle.requires_constraints.len() as u32 {
+            let found = self.matches.matches.get(&(a, base + k));
+            out.push((base + k, found.cloned().unwrap_or_default()));
+        }
+        for (_, bs) in &mut out {
+            bs.sort_unstable();
+            bs.dedup();
+        }
+        out.retain(|(_, bs)| !bs.is_empty());
+        out
     }
-    let mut d = collect(rt.run_with_hasher::<rustc_hash::FxBuildHasher>().into());
-    d.preferences.preferred = adjust.preferred.iter().copied().collect();
-    d
+
+    /// `Excluded(b, _)` (`rules/exclusions.dl`), the least reason: installed bundles are
+    /// exempt; else removed by a rule, deprecated by its own property, or on no channel's
+    /// order (malformed when its only channels cannot be ordered).
+    fn exclusion(&mut self, b: BundleId) -> Option<Exclusion> {
+        if let Some(known) = self.exclusions.get(&b) {
+            return *known;
+        }
+        let e = self.evaluate_exclusion(b);
+        self.exclusions.insert(b, e);
+        e
+    }
+
+    /// [`Self::exclusion`], evaluated.
+    fn evaluate_exclusion(&self, b: BundleId) -> Option<Exclusion> {
+        if self.u.is_installed(b) {
+            return None;
+        }
+        let bundle = self.u.bundle(b);
+        let removed = self.removed.get(&b).map(|i| Exclusion::Removed(*i));
+        let deprecated = bundle.deprecated.then_some(Exclusion::Deprecated);
+        let entries = || self.orders.of_package(bundle.package);
+        let member = entries().any(|e| e.channels_of(b).next().is_some());
+        let off_channel = (!member).then(|| {
+            if entries().any(|e| e.in_malformed(b)) {
+                Exclusion::MalformedChannel
+            } else {
+                Exclusion::NotInChannel
+            }
+        });
+        [removed, deprecated, off_channel]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// The preference facts of reached bundle `b` (`rules/preferences.dl`): its channels with
+    /// their distances, the default channel it is in, its catalog's priority, its catalog's
+    /// deprecation.
+    fn preferences_of(&self, p: &mut Preferences, b: BundleId) {
+        let u = self.u;
+        let bundle = u.bundle(b);
+        let mut channels: Vec<(Arc<str>, u32)> = self
+            .orders
+            .of_package(bundle.package)
+            .flat_map(|e| e.channels_of(b))
+            .map(|(ch, dist)| (ch.clone(), dist))
+            .collect();
+        channels.sort_unstable();
+        channels.dedup();
+        let default = u
+            .set
+            .package_in(bundle.package, bundle.catalog)
+            .and_then(|pkg| pkg.default_channel.as_deref())
+            .and_then(|dc| channels.iter().find(|(ch, _)| &**ch == dc));
+        if let Some((dc, _)) = default {
+            p.in_default_channel.insert(b, dc.clone());
+        }
+        if !channels.is_empty() {
+            p.channels.insert(b, channels);
+        }
+        if let Some(c) = u.set.catalog(bundle.catalog) {
+            p.priority.insert(b, c.priority);
+        }
+        if let Some(message) = self.orders.deprecated.get(&b) {
+            p.deprecated.insert(b);
+            p.deprecation_messages.insert(b, message.clone());
+        }
+    }
 }
 
 /// Holds the dependency lists of `demanded` in `lazy` against the whole program's `full`:

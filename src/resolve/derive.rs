@@ -2,6 +2,8 @@
 //! ([`super::facts`]), its output relations turned into [`Derived`]: candidate lists with
 //! their reasons, upgrade edges and preference facts, typed and sorted.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use crate::catalog::{BundleId, PackageId};
@@ -106,9 +108,9 @@ pub struct UpgradeEdges {
 #[derive(Default, Debug)]
 pub struct Preferences {
     /// Channels of each reached bundle: (channel, distance), sorted.
-    pub channels: FxHashMap<BundleId, Vec<(String, u32)>>,
+    pub channels: FxHashMap<BundleId, Vec<(Arc<str>, u32)>>,
     /// The default channel each reached bundle is in.
-    pub in_default_channel: FxHashMap<BundleId, String>,
+    pub in_default_channel: FxHashMap<BundleId, Arc<str>>,
     /// (dependent, candidate) pairs from the same catalog.
     pub same_catalog: rustc_hash::FxHashSet<(BundleId, BundleId)>,
     /// The priority of each reached bundle's catalog.
@@ -169,39 +171,6 @@ pub fn run_over<'a>(
     d
 }
 
-impl Derived {
-    /// Adds the dependency lists another run derived on demand, with the exclusions and
-    /// preference facts of their targets. Facts both runs derived are equal (each run has
-    /// every fact a bundle's exclusion and preference facts read); the first is kept.
-    pub fn absorb(&mut self, other: Derived, orders: &ChannelOrders) {
-        for (b, why) in other.excluded {
-            let e = self.excluded.entry(b).or_insert(why);
-            *e = (*e).min(why);
-        }
-        self.dependencies.matches.extend(other.dependencies.matches);
-        self.dependencies
-            .candidates
-            .extend(other.dependencies.candidates);
-        let (p, q) = (&mut self.preferences, other.preferences);
-        for (b, chans) in q.channels {
-            p.channels.entry(b).or_insert(chans);
-        }
-        for (b, ch) in q.in_default_channel {
-            p.in_default_channel.entry(b).or_insert(ch);
-        }
-        for (b, prio) in q.priority {
-            p.priority.entry(b).or_insert(prio);
-        }
-        p.same_catalog.extend(q.same_catalog);
-        for b in q.deprecated {
-            if let Some(m) = orders.deprecated.get(&b) {
-                p.deprecation_messages.entry(b).or_insert_with(|| m.clone());
-            }
-            p.deprecated.insert(b);
-        }
-    }
-}
-
 fn sorted<T: Ord>(it: impl IntoIterator<Item = T>) -> Vec<T> {
     let mut v: Vec<T> = it.into_iter().collect();
     v.sort();
@@ -246,13 +215,10 @@ pub(super) fn collect(out: Outputs<'_>) -> Derived {
     d.edges.successors = sorted(out.successor.into_iter().map(|x| (x.0, x.1, x.2)));
     let p = &mut d.preferences;
     for (b, ch, dist) in sorted(out.candidate_channel.into_iter().map(|x| (x.0, x.1, x.2))) {
-        p.channels
-            .entry(b)
-            .or_default()
-            .push((ch.to_string(), dist));
+        p.channels.entry(b).or_default().push((Arc::from(ch), dist));
     }
     for InDefaultChannel(b, ch) in out.in_default_channel {
-        p.in_default_channel.insert(b, ch.to_string());
+        p.in_default_channel.insert(b, Arc::from(ch));
     }
     p.same_catalog = out.same_catalog.into_iter().map(|x| (x.0, x.1)).collect();
     p.deprecated = out.deprecated_candidate.into_iter().map(|x| x.0).collect();

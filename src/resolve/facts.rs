@@ -2,9 +2,7 @@
 //! of the Datalog program (`rules/facts.dl`), indexed by package so a derivation loads only
 //! the packages it needs, and the channel orders they are computed from.
 
-use rustc_hash::FxHashSet;
-
-use crate::catalog::{BundleId, CatalogId, PackageId};
+use crate::catalog::{CatalogId, PackageId};
 use crate::range::VersionRange;
 
 use super::derive::program::*;
@@ -39,7 +37,7 @@ pub fn load_catalog<'a>(
         for b in u.set.bundles_of(p) {
             load_bundle(rt, u, orders, u.bundle(*b));
         }
-        load_orders(rt, orders, p, None);
+        load_orders(rt, orders, p);
         for c in 0..u.set.catalogs.len() {
             if let Some(pkg) = u.set.package_in(p, CatalogId(c as u32)) {
                 load_package(rt, pkg);
@@ -71,11 +69,7 @@ fn load_bundle<'a>(
 
 /// What a bundle is as a possible dependency target: identity, what it provides, its
 /// deprecation (not what it requires).
-pub(crate) fn load_target<'a>(
-    rt: &mut Crepe<'a>,
-    orders: &ChannelOrders,
-    b: &'a crate::catalog::Bundle,
-) {
+fn load_target<'a>(rt: &mut Crepe<'a>, orders: &ChannelOrders, b: &'a crate::catalog::Bundle) {
     rt.extend([Bundle(b.id, b.package, b.catalog, &b.version)]);
     rt.extend([BundleName(b.id, &b.name)]);
     rt.extend(b.provides.iter().map(|g| Provides(b.id, *g)));
@@ -89,11 +83,7 @@ pub(crate) fn load_target<'a>(
 }
 
 /// A bundle's dependencies, numbered packages first, then APIs, then labels.
-pub(crate) fn load_requires<'a>(
-    rt: &mut Crepe<'a>,
-    u: &'a Universe,
-    b: &'a crate::catalog::Bundle,
-) {
+fn load_requires<'a>(rt: &mut Crepe<'a>, u: &'a Universe, b: &'a crate::catalog::Bundle) {
     let mut d = 0u32;
     for req in &b.requires_packages {
         if let Some(p) = u.package_id(&req.package) {
@@ -112,47 +102,11 @@ pub(crate) fn load_requires<'a>(
 }
 
 /// A package's channel orders in every catalog: members with their distance, entries of
-/// malformed channels; of the bundles in `only` when it is given (every rule reading these
-/// facts reads them of one bundle at a time, `rules/exclusions.dl`, `rules/candidates.dl`).
-fn load_orders<'a>(
-    rt: &mut Crepe<'a>,
-    orders: &'a ChannelOrders,
-    p: PackageId,
-    only: Option<&FxHashSet<BundleId>>,
-) {
-    let keep = |b: &BundleId| only.is_none_or(|o| o.contains(b));
+/// malformed channels.
+fn load_orders<'a>(rt: &mut Crepe<'a>, orders: &'a ChannelOrders, p: PackageId) {
     for e in orders.of_package(p) {
-        rt.extend(
-            e.members
-                .iter()
-                .filter(|(b, _, _)| keep(b))
-                .map(|(b, ch, d)| ChannelMember(*b, ch, *d)),
-        );
-        rt.extend(
-            e.malformed
-                .iter()
-                .filter(|b| keep(b))
-                .map(|b| InMalformedChannel(*b)),
-        );
-    }
-}
-
-/// A package's channel facts in every catalog: members with their distance, entries of
-/// malformed channels (of the bundles in `only` when it is given), default channels.
-pub(crate) fn load_channels<'a>(
-    rt: &mut Crepe<'a>,
-    u: &'a Universe,
-    orders: &'a ChannelOrders,
-    p: PackageId,
-    only: Option<&FxHashSet<BundleId>>,
-) {
-    load_orders(rt, orders, p, only);
-    for c in 0..u.set.catalogs.len() {
-        if let Some(pkg) = u.set.package_in(p, CatalogId(c as u32))
-            && let Some(dc) = &pkg.default_channel
-        {
-            rt.extend([DefaultChannel(pkg.id, pkg.catalog, dc)]);
-        }
+        rt.extend(e.members.iter().map(|(b, ch, d)| ChannelMember(*b, ch, *d)));
+        rt.extend(e.malformed.iter().map(|b| InMalformedChannel(*b)));
     }
 }
 

@@ -7,8 +7,8 @@
 //! One search drives it ([`crate::solver::solve_with`]). It starts from the problem of the
 //! roots: a bundle whose lists are not derived yet has its variable and no Dependency
 //! constraint. The first time the search selects such a bundle, before the bundle's
-//! constraints join the search, [`OnDemand`] derives its lists in one run of the rules
-//! ([`super::demand::dependencies`]), then the lists of the candidates they force (a list's
+//! constraints join the search, [`OnDemand`] derives its lists
+//! ([`super::demand::DependencyRules`]), then the lists of the candidates they force (a list's
 //! only candidate), level by level. The new lists become Dependency constraints, their
 //! candidates new variables, and the at-most-one sets of their packages and APIs grow to
 //! count them. The search keeps its assignments and what it has learned: every clause it
@@ -182,7 +182,7 @@ impl Prepared {
         let done: FxHashSet<BundleId> = FxHashSet::default();
         let growing = problem::Growing::new(universe, &derived, request, &cx.context(Some(&done)));
         let mut on = OnDemand {
-            prepared: self,
+            rules: demand::DependencyRules::new(universe, &self.orders, adjust, cx.matches),
             cx,
             options,
             derived,
@@ -218,42 +218,38 @@ impl Prepared {
         };
         Ok(Some((derived, growing.built, end)))
     }
+}
 
-    /// Derives the lists of `wanted`, the bundles a search selected, in one run of the
-    /// rules; then, level by level, the candidates they force (a new list's only
-    /// candidate), so a chain of single-candidate dependencies costs one call. Deriving
-    /// each new list's first candidate too derives many a candidate the search then does
-    /// not take (1.5–3.3× the time on the synthetic catalogs, docs/performance.md,
-    /// 2026-11-27).
-    fn demand(
-        &self,
-        cx: &Start<'_>,
-        wanted: Vec<BundleId>,
-        derived: &mut derive::Derived,
-        done: &mut FxHashSet<BundleId>,
-        options: &SolveOptions,
-        stats: &mut Demand,
-    ) -> Result<Vec<BundleId>, ResolveError> {
-        let mut all = Vec::new();
-        let mut next = wanted;
-        while !next.is_empty() {
-            if options
-                .deadline
-                .is_some_and(|d| std::time::Instant::now() >= d)
-            {
-                return Err(ResolveError::out_of_time());
-            }
-            let more =
-                demand::dependencies(cx.universe, &self.orders, cx.adjust, cx.matches, &next);
-            derived.absorb(more, &self.orders);
-            stats.bundles += next.len();
-            done.extend(next.iter().copied());
-            let more = forced(cx.universe, derived, &next, done);
-            all.append(&mut next);
-            next = more;
+/// Derives the lists of `wanted`, the bundles a search selected; then, level by level,
+/// the candidates they force (a new list's only candidate), so a chain of single-candidate dependencies costs one call. Deriving
+/// each new list's first candidate too derives many a candidate the search then does
+/// not take (1.5–3.3× the time on the synthetic catalogs, docs/performance.md,
+/// 2026-11-27).
+fn derive_lists(
+    rules: &mut demand::DependencyRules<'_>,
+    wanted: Vec<BundleId>,
+    derived: &mut derive::Derived,
+    done: &mut FxHashSet<BundleId>,
+    options: &SolveOptions,
+    stats: &mut Demand,
+) -> Result<Vec<BundleId>, ResolveError> {
+    let mut all = Vec::new();
+    let mut next = wanted;
+    while !next.is_empty() {
+        if options
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            return Err(ResolveError::out_of_time());
         }
-        Ok(all)
+        rules.add_dependencies(derived, &next);
+        stats.bundles += next.len();
+        done.extend(next.iter().copied());
+        let more = forced(rules.universe(), derived, &next, done);
+        all.append(&mut next);
+        next = more;
     }
+    Ok(all)
 }
 
 /// The only candidate of each dependency list of `bundles` that has one, unless its lists
@@ -312,10 +308,10 @@ impl Start<'_> {
 }
 
 /// What the search asks while it runs: the dependency lists of a bundle it selects for
-/// the first time, derived then (with the candidates they force, [`Prepared::demand`]),
+/// the first time, derived then (with the candidates they force, [`derive_lists`]),
 /// and the variables, constraints and global constraints they bring.
 struct OnDemand<'a, 'c> {
-    prepared: &'a Prepared,
+    rules: demand::DependencyRules<'a>,
     cx: &'a Start<'c>,
     options: &'a SolveOptions,
     derived: derive::Derived,
@@ -342,8 +338,8 @@ impl solver::Provider<Reason> for OnDemand<'_, '_> {
             return Ok(());
         }
         let before = self.done.len();
-        let derived_now = match self.prepared.demand(
-            self.cx,
+        let derived_now = match derive_lists(
+            &mut self.rules,
             vec![b],
             &mut self.derived,
             &mut self.done,

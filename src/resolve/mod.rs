@@ -382,8 +382,9 @@ impl Prepared {
             .map_err(|e| e.to_string())?;
         let full = derive::run_over(&universe, &self.orders, &facts, adjust, &matches, &reach);
         let mut lists = 0;
+        let mut rules = demand::DependencyRules::new(&universe, &self.orders, adjust, &matches);
         for &a in &full.reached {
-            let lazy = demand::dependencies(&universe, &self.orders, adjust, &matches, &[a]);
+            let lazy = rules.dependencies(&[a]);
             lists += demand::compare(&full, &lazy, &[a])?;
         }
         Ok(lists)
@@ -407,8 +408,9 @@ impl Prepared {
             cache.clone()
         };
         let mut lists = 0;
+        let mut rules = demand::DependencyRules::new(&universe, &self.orders, &adjust, &matches);
         for &a in bundles {
-            let d = demand::dependencies(&universe, &self.orders, &adjust, &matches, &[a]);
+            let d = rules.dependencies(&[a]);
             lists += d.dependencies.candidates.len();
         }
         Ok(lists)

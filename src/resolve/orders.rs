@@ -29,11 +29,32 @@ pub(crate) struct BrokenChannel {
 #[derive(Default)]
 pub(crate) struct EntryOrders {
     /// (bundle, channel name, distance from head) for every ordered entry.
-    pub members: Vec<(BundleId, String, u32)>,
-    /// Bundles that are entries of malformed channels.
+    pub members: Vec<(BundleId, Arc<str>, u32)>,
+    /// Bundles that are entries of malformed channels, sorted.
     pub malformed: Vec<BundleId>,
     /// Channels with no head, a cycle or two chains.
     pub broken: Vec<BrokenChannel>,
+    /// (bundle, position in `members`), sorted: a bundle's channels by binary search.
+    by_bundle: Vec<(BundleId, u32)>,
+}
+
+impl EntryOrders {
+    /// The channels that order `b` in this entry: (channel name, distance from the head).
+    pub fn channels_of(&self, b: BundleId) -> impl Iterator<Item = (&Arc<str>, u32)> {
+        let from = self.by_bundle.partition_point(|(x, _)| *x < b);
+        self.by_bundle
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(move |(x, _)| *x == b)
+            .filter_map(|(_, i)| self.members.get(*i as usize))
+            .map(|(_, ch, dist)| (ch, *dist))
+    }
+
+    /// True when `b` is an entry of a malformed channel of this entry.
+    pub fn in_malformed(&self, b: BundleId) -> bool {
+        self.malformed.binary_search(&b).is_ok()
+    }
 }
 
 /// Channel orders of a catalog set, each package entry's on first need.
@@ -99,10 +120,11 @@ fn order_package(p: &Package) -> EntryOrders {
     for ch in &p.channels {
         match crate::catalog::ChannelGraph::build(ch) {
             Ok(graph) => {
+                let name: Arc<str> = Arc::from(ch.name.as_str());
                 for &entry in graph.order() {
                     let dist = graph.distance(entry).unwrap_or(0);
                     if let Some(b) = ch.entries.get(entry).and_then(|e| e.bundle) {
-                        out.members.push((b, ch.name.clone(), dist));
+                        out.members.push((b, name.clone(), dist));
                     }
                 }
             }
@@ -118,6 +140,13 @@ fn order_package(p: &Package) -> EntryOrders {
             }
         }
     }
+    out.malformed.sort_unstable();
+    out.malformed.dedup();
+    out.by_bundle = (0u32..)
+        .zip(&out.members)
+        .map(|(i, (b, _, _))| (*b, i))
+        .collect();
+    out.by_bundle.sort_unstable();
     out
 }
 
