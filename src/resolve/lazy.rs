@@ -27,10 +27,10 @@
 //! When a budget of the search runs out, the whole program is derived and solved.
 //!
 //! [`Prepared::derive_on_demand_from`] runs this search for both the library's resolver and
-//! the pipeline's `datalog` node: it returns the problem as grown, without its global
-//! constraints, as a model (the closed relaxation, whose answer selects no bundle without
-//! derived lists) or the whole program's model. The node emits that model and the `solver`
-//! node solves it again.
+//! the pipeline's `datalog` node: it returns the problem as grown as a model (the closed
+//! relaxation, whose answer selects no bundle without derived lists) or the whole
+//! program's model. The node emits that model without its global constraints
+//! ([`Derivation::into_model`]) and the `solver` node solves it again.
 
 use std::sync::Arc;
 
@@ -84,10 +84,17 @@ pub enum Derivation {
 }
 
 impl Derivation {
-    /// The model, whichever it is.
+    /// The model, whichever it is, its problem without global constraints (they are a
+    /// stage of their own, [`Model::global_constraints`]). The closed and refuted
+    /// relaxations carry the problem as the search grew it, with the global constraints it
+    /// counted: they are taken out here, only for a caller that wants the model.
     pub fn into_model(self) -> Model {
         match self {
-            Derivation::Whole(m) | Derivation::Closed(m, _) | Derivation::Refuted(m, _) => m,
+            Derivation::Whole(m) => m,
+            Derivation::Closed(mut m, _) | Derivation::Refuted(mut m, _) => {
+                m.built.problem = std::mem::take(&mut m.built.problem).without_at_most();
+                m
+            }
         }
     }
 }
@@ -205,9 +212,9 @@ impl Prepared {
         if let Some(e) = error {
             return Err(e);
         }
-        // The model holds the problem without its global constraints (they are a stage of
-        // their own, [`Model::global_constraints`]).
-        growing.built.problem = problem.without_at_most();
+        // The problem as grown, global constraints included: [`Derivation::into_model`]
+        // takes them out when a caller wants the model.
+        growing.built.problem = problem;
         let end = match answer {
             Ok(sel) => SearchEnd::Answer(sel),
             Err(SolveError::Unsatisfiable(tree)) => {
