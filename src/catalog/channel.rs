@@ -114,11 +114,14 @@ impl<'a> ChannelGraph<'a> {
     /// required, and `replaces` must not cycle anywhere in the channel.
     pub fn build(channel: &'a Channel) -> Result<ChannelGraph<'a>, ChannelError> {
         let entries = &channel.entries;
-        let mut by_name: FxHashMap<&str, usize> = FxHashMap::default();
+        let n = entries.len();
+        let mut by_name: FxHashMap<&str, usize> =
+            FxHashMap::with_capacity_and_hasher(n, Default::default());
         for (i, e) in entries.iter().enumerate() {
             by_name.entry(e.name.as_str()).or_insert(i);
         }
-        let mut incoming: FxHashSet<&str> = FxHashSet::default();
+        let mut incoming: FxHashSet<&str> =
+            FxHashSet::with_capacity_and_hasher(n, Default::default());
         let mut skipped_names: FxHashSet<&str> = FxHashSet::default();
         for e in entries {
             incoming.extend(e.replaces.as_deref());
@@ -134,10 +137,12 @@ impl<'a> ChannelGraph<'a> {
                     .is_some_and(|e| !incoming.contains(e.name.as_str()))
             })
             .collect();
-        let next = |i: usize| {
-            let r = entries.get(i)?.replaces.as_deref()?;
-            by_name.get(r).copied()
-        };
+        // Each entry's `replaces` as an index, looked up once.
+        let replaced: Vec<Option<usize>> = entries
+            .iter()
+            .map(|e| by_name.get(e.replaces.as_deref()?).copied())
+            .collect();
+        let next = |i: usize| replaced.get(i).copied().flatten();
         let cycle = find_cycle(entries.len(), next);
         if let Some(e) = graph_error(channel, &heads, cycle) {
             return Err(e);

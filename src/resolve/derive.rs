@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 
 use crate::catalog::{BundleId, PackageId};
 
+pub(crate) use super::facts::Scope;
 use super::facts::{ChannelOrders, RequirementFacts, load_catalog};
 use super::universe::Universe;
 
@@ -124,11 +125,11 @@ pub struct Preferences {
 }
 
 /// Runs the rules for one request over the packages of `reach` only. With every package the
-/// request can reach this is the whole program; with the packages of the
-/// requirements, installed and mandatory bundles only, the requirement lists, upgrade edges,
-/// exclusions and preference facts of those packages are complete, and the dependency lists
-/// are not (their targets are missing): derivation on demand keeps the former and derives
-/// the latter per bundle ([`super::demand`]).
+/// request can reach and [`Scope::Whole`] this is the whole program. Derivation on demand
+/// runs them over the packages of the requirements, installed and mandatory bundles only,
+/// [`Scope::WithoutDependencies`]: the requirement lists, upgrade edges, exclusions and
+/// preference facts of those packages are complete, and no dependency list is derived (each
+/// is derived when the search asks for it, [`super::demand`]).
 pub fn run_over<'a>(
     u: &'a Universe,
     orders: &'a ChannelOrders,
@@ -136,9 +137,10 @@ pub fn run_over<'a>(
     adjust: &'a super::Adjustments,
     matches: &super::ConstraintMatches,
     reach: &rustc_hash::FxHashSet<PackageId>,
+    scope: Scope,
 ) -> Derived {
     let mut rt = Crepe::new();
-    load_catalog(&mut rt, u, orders, reach);
+    load_catalog(&mut rt, u, orders, reach, scope);
     for (r, req) in requirements.iter().enumerate() {
         let r = r as u32;
         let Some(p) = req.package else { continue };
@@ -153,10 +155,9 @@ pub fn run_over<'a>(
     rt.extend(u.installed_only().iter().map(|b| InNoCatalog(b.id)));
     rt.extend(adjust.removed.iter().map(|(b, i)| Removed(*b, *i)));
     rt.extend(adjust.required.iter().map(|(b, _)| Seeded(*b)));
-    for ((a, d), bs) in matches
-        .matches
-        .iter()
-        .filter(|((a, _), _)| reach.contains(&u.package_of(*a)))
+    let with_dependencies = scope == Scope::Whole;
+    for ((a, d), bs) in (matches.matches.iter())
+        .filter(|((a, _), _)| with_dependencies && reach.contains(&u.package_of(*a)))
     {
         rt.extend(bs.iter().map(|b| ConstraintMatch(*a, *d, *b)));
     }

@@ -23,24 +23,38 @@ pub(crate) struct RequirementFacts<'a> {
     pub catalog: Option<CatalogId>,
 }
 
+/// Which facts a run of the rules loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every fact of the packages: the whole program.
+    Whole,
+    /// Without what the bundles require and provide, which only dependency lists read: the
+    /// run over the roots of derivation on demand, whose dependency lists are derived when
+    /// the search asks for them ([`super::demand`]).
+    WithoutDependencies,
+}
+
 /// Loads the facts of the reachable packages: per package, through the catalog's and the
-/// channel orders' indexes, so the cost follows what the request reaches.
+/// channel orders' indexes, so the cost follows what the request reaches. The channel
+/// entries' upgrade facts are left out when nothing is installed: every rule reading them
+/// starts from an installed bundle (`rules/upgrades.dl`).
 pub fn load_catalog<'a>(
     rt: &mut Crepe<'a>,
     u: &'a Universe,
     orders: &'a ChannelOrders,
     reach: &rustc_hash::FxHashSet<PackageId>,
+    scope: Scope,
 ) {
     let mut packages: Vec<PackageId> = reach.iter().copied().collect();
     packages.sort_unstable();
     for &p in &packages {
         for b in u.set.bundles_of(p) {
-            load_bundle(rt, u, orders, u.bundle(*b));
+            load_bundle(rt, u, orders, u.bundle(*b), scope);
         }
         load_orders(rt, orders, p);
         for c in 0..u.set.catalogs.len() {
             if let Some(pkg) = u.set.package_in(p, CatalogId(c as u32)) {
-                load_package(rt, pkg);
+                load_package(rt, pkg, !u.installed.is_empty());
             }
         }
     }
@@ -49,36 +63,33 @@ pub fn load_catalog<'a>(
         .iter()
         .filter(|b| reach.contains(&b.package))
     {
-        load_bundle(rt, u, orders, b);
+        load_bundle(rt, u, orders, b, scope);
     }
     for (i, c) in u.set.catalogs.iter().enumerate() {
         rt.extend([CatalogPriority(CatalogId(i as u32), c.priority)]);
     }
 }
 
-/// A bundle's own facts.
+/// A bundle's own facts; what it requires and provides in the whole scope only.
 fn load_bundle<'a>(
     rt: &mut Crepe<'a>,
     u: &'a Universe,
     orders: &ChannelOrders,
     b: &'a crate::catalog::Bundle,
+    scope: Scope,
 ) {
-    load_target(rt, orders, b);
-    load_requires(rt, u, b);
-}
-
-/// What a bundle is as a possible dependency target: identity, what it provides, its
-/// deprecation (not what it requires).
-fn load_target<'a>(rt: &mut Crepe<'a>, orders: &ChannelOrders, b: &'a crate::catalog::Bundle) {
     rt.extend([Bundle(b.id, b.package, b.catalog, &b.version)]);
     rt.extend([BundleName(b.id, &b.name)]);
-    rt.extend(b.provides.iter().map(|g| Provides(b.id, *g)));
-    rt.extend(b.labels.iter().map(|l| ProvidesLabel(b.id, l)));
     if b.deprecated {
         rt.extend([DeprecatedProperty(b.id)]);
     }
     if orders.deprecated.contains_key(&b.id) {
         rt.extend([CatalogDeprecated(b.id)]);
+    }
+    if scope == Scope::Whole {
+        rt.extend(b.provides.iter().map(|g| Provides(b.id, *g)));
+        rt.extend(b.labels.iter().map(|l| ProvidesLabel(b.id, l)));
+        load_requires(rt, u, b);
     }
 }
 
@@ -110,10 +121,14 @@ fn load_orders<'a>(rt: &mut Crepe<'a>, orders: &'a ChannelOrders, p: PackageId) 
     }
 }
 
-/// A package entry's default channel and its channel entries' upgrade facts.
-fn load_package<'a>(rt: &mut Crepe<'a>, p: &'a crate::catalog::Package) {
+/// A package entry's default channel and, with `upgrades`, its channel entries' upgrade
+/// facts.
+fn load_package<'a>(rt: &mut Crepe<'a>, p: &'a crate::catalog::Package, upgrades: bool) {
     if let Some(dc) = &p.default_channel {
         rt.extend([DefaultChannel(p.id, p.catalog, dc)]);
+    }
+    if !upgrades {
+        return;
     }
     for ch in &p.channels {
         for e in &ch.entries {

@@ -182,10 +182,17 @@ impl Prepared {
         roots.extend(universe.installed.iter().map(|b| universe.package_of(*b)));
         roots.extend(adjust.required.iter().map(|(b, _)| universe.package_of(*b)));
         let facts = requirement_facts(universe, request);
-        let mut derived =
-            derive::run_over(universe, &self.orders, &facts, adjust, cx.matches, &roots);
-        // Lists of the roots' bundles whose targets were not loaded: derived on demand.
-        derived.dependencies = Default::default();
+        // No dependency list yet: each is derived when the search asks for it.
+        let scope = derive::Scope::WithoutDependencies;
+        let derived = derive::run_over(
+            universe,
+            &self.orders,
+            &facts,
+            adjust,
+            cx.matches,
+            &roots,
+            scope,
+        );
         let done: FxHashSet<BundleId> = FxHashSet::default();
         let growing = problem::Growing::new(universe, &derived, request, &cx.context(Some(&done)));
         let mut on = OnDemand {

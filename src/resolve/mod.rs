@@ -341,7 +341,16 @@ impl Prepared {
         reach: &rustc_hash::FxHashSet<crate::catalog::PackageId>,
     ) -> Model {
         let facts = requirement_facts(&universe, &request);
-        let derived = derive::run_over(&universe, &self.orders, &facts, adjust, matches, reach);
+        let whole = derive::Scope::Whole;
+        let derived = derive::run_over(
+            &universe,
+            &self.orders,
+            &facts,
+            adjust,
+            matches,
+            reach,
+            whole,
+        );
         let context = problem::Context {
             injected: &adjust.required,
             cluster,
@@ -361,7 +370,7 @@ impl Prepared {
 /// Derivation on demand, held against the whole program (tests, fuzz targets, benchmarks).
 impl Prepared {
     /// Derives `request` by the whole program, then the dependency lists of every bundle it
-    /// reached on demand, one run per bundle as a solver asking for them would, and compares
+    /// reached on demand, one bundle at a time as a solver asking for them would, and compares
     /// each list with its exclusions and preference facts. Returns the number of lists
     /// compared (0 for a request whose installed state is inconsistent), or the first
     /// difference in words.
@@ -380,7 +389,16 @@ impl Prepared {
         let (matches, reach, _) = self
             .constraint_matches(&universe, &required, adjust, None, None)
             .map_err(|e| e.to_string())?;
-        let full = derive::run_over(&universe, &self.orders, &facts, adjust, &matches, &reach);
+        let whole = derive::Scope::Whole;
+        let full = derive::run_over(
+            &universe,
+            &self.orders,
+            &facts,
+            adjust,
+            &matches,
+            &reach,
+            whole,
+        );
         let mut lists = 0;
         let mut rules = demand::DependencyRules::new(&universe, &self.orders, adjust, &matches);
         for &a in &full.reached {
@@ -390,7 +408,7 @@ impl Prepared {
         Ok(lists)
     }
 
-    /// Derives the dependency lists of `bundles` on demand, one run per bundle; returns the
+    /// Derives the dependency lists of `bundles` on demand, one bundle at a time; returns the
     /// number of lists. For the derivation benchmark.
     #[doc(hidden)]
     pub fn derive_on_demand(
