@@ -341,16 +341,7 @@ impl Prepared {
         reach: &rustc_hash::FxHashSet<crate::catalog::PackageId>,
     ) -> Model {
         let facts = requirement_facts(&universe, &request);
-        let whole = derive::Scope::Whole;
-        let derived = derive::run_over(
-            &universe,
-            &self.orders,
-            &facts,
-            adjust,
-            matches,
-            reach,
-            whole,
-        );
+        let derived = self.run_whole(&universe, &facts, adjust, matches, reach);
         let context = problem::Context {
             injected: &adjust.required,
             cluster,
@@ -364,6 +355,21 @@ impl Prepared {
             derived,
             built,
         }
+    }
+}
+
+impl Prepared {
+    /// The whole program over the packages of `reach`.
+    fn run_whole(
+        &self,
+        universe: &Universe,
+        facts: &[facts::RequirementFacts<'_>],
+        adjust: &Adjustments,
+        matches: &ConstraintMatches,
+        reach: &rustc_hash::FxHashSet<crate::catalog::PackageId>,
+    ) -> derive::Derived {
+        let whole = derive::Scope::Whole;
+        derive::run_over(universe, &self.orders, facts, adjust, matches, reach, whole)
     }
 }
 
@@ -389,16 +395,7 @@ impl Prepared {
         let (matches, reach, _) = self
             .constraint_matches(&universe, &required, adjust, None, None)
             .map_err(|e| e.to_string())?;
-        let whole = derive::Scope::Whole;
-        let full = derive::run_over(
-            &universe,
-            &self.orders,
-            &facts,
-            adjust,
-            &matches,
-            &reach,
-            whole,
-        );
+        let full = self.run_whole(&universe, &facts, adjust, &matches, &reach);
         let mut lists = 0;
         let mut rules = demand::DependencyRules::new(&universe, &self.orders, adjust, &matches);
         for &a in &full.reached {
