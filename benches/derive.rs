@@ -1,12 +1,13 @@
 //! Derivation benchmark: the whole Datalog program for one request against derivation on
-//! demand (one crepe run per bundle whose dependencies are asked for, over that bundle's
-//! facts and its dependencies' targets). The demanded bundles are the ones the answer
+//! demand (the dependency lists of one bundle at a time, evaluated through the catalog's
+//! indexes, `src/resolve/demand.rs`). The demanded bundles are the ones the answer
 //! selects: what a solver that derives on first need would ask for. Then a whole request
 //! (`Resolver::resolve`, from the loaded catalog to the answer, channel orders aside) with
 //! the whole program against derivation driven by the search: solves run (1 on demand)
 //! and bundles whose lists were derived on demand. Synthetic catalogs of the shape of issue 7
 //! (`support/synth.rs`) at 1k, 10k and 100k bundles, 10 roots.
-//! Prints medians of 5 (DEPPY_BENCH_ITERS) and the cost per on-demand run. First, every
+//! Prints medians of 5 (DEPPY_BENCH_ITERS) and the cost per bundle derived on demand
+//! (`runs`: bundles, `us/run`: µs per bundle). First, every
 //! package of the merged real catalogs, one request at a time, both ways (p50, p99).
 //! Run: `cargo bench --bench derive` (DEPPY_BENCH_QUICK=1 stops at 10k bundles).
 
