@@ -7,7 +7,7 @@
 //! dependent and its targets: `DependencyMatch` and `DependencyCandidate`
 //! (`rules/candidates.dl`), `Excluded` (`rules/exclusions.dl`) and the preference facts of
 //! `rules/preferences.dl`. [`DependencyRules`] evaluates exactly those, for one dependent at
-//! a time, through the catalog's indexes: one crepe run per dependent cost 3–4 µs per
+//! a time, through the catalog's indexes: one crepe run per dependent cost about 3.5 µs per
 //! bundle it loaded (43 µs a run on the synthetic catalog of 10,000 bundles, over half of a
 //! request's time; docs/performance.md, 2026-11-27). [`compare`] holds every list, with its
 //! exclusions and preference facts, against the whole program's
@@ -27,7 +27,8 @@ use super::facts::ChannelOrders;
 use super::universe::Universe;
 
 /// The rules a dependency list reads, evaluated for one dependent at a time over the
-/// request's universe, adjustments and constraint matches (docs/semantics.md §3, §5.1).
+/// request's universe, adjustments and constraint matches (docs/semantics.md §2.2, §4,
+/// §5.1, §6.1).
 pub(crate) struct DependencyRules<'a> {
     u: &'a Universe,
     orders: &'a ChannelOrders,
