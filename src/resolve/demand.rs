@@ -35,13 +35,12 @@ pub(crate) struct DependencyRules<'a> {
     matches: &'a ConstraintMatches,
     /// `Removed(b, i)`: the least rule number that removes each bundle.
     removed: FxHashMap<BundleId, u32>,
-    preferred: &'a [BundleId],
     /// Exclusions evaluated so far (None: a possible candidate).
     exclusions: FxHashMap<BundleId, Option<Exclusion>>,
 }
 
 impl<'a> DependencyRules<'a> {
-    /// The rules over `u` with `adjust`'s removals and preferences; `matches` must hold the
+    /// The rules over `u` with `adjust`'s removals; `matches` must hold the
     /// constraint matches of every bundle asked for.
     pub fn new(
         u: &'a Universe,
@@ -59,7 +58,6 @@ impl<'a> DependencyRules<'a> {
             orders,
             matches,
             removed,
-            preferred: &adjust.preferred,
             exclusions: FxHashMap::default(),
         }
     }
@@ -75,11 +73,6 @@ impl<'a> DependencyRules<'a> {
     pub fn dependencies(&mut self, demanded: &[BundleId]) -> Derived {
         let mut d = Derived::default();
         self.add_dependencies(&mut d, demanded);
-        let candidates = d.dependencies.candidates.values().flatten();
-        d.reached = demanded.iter().chain(candidates).copied().collect();
-        d.reached.sort_unstable();
-        d.reached.dedup();
-        d.preferences.preferred = self.preferred.iter().copied().collect();
         d
     }
 
