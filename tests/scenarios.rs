@@ -63,6 +63,12 @@ fn resolve_direct(request: &Request, strip: &str, on_demand: bool) -> Result<Str
     } else {
         resolver
     };
+    if on_demand {
+        // Every list derived on demand, and the roots, against the whole program's rules.
+        resolver
+            .check_on_demand(request)
+            .map_err(|e| format!("derivation on demand differs from the rules: {e}"))?;
+    }
     let (u, outcome) = resolver.resolve(request).map_err(|e| rel(e.to_string()))?;
     let mut warnings: Vec<String> = set.warnings.iter().map(|w| rel(w.to_string())).collect();
     warnings.extend(resolver.channel_warnings().into_iter().map(rel));

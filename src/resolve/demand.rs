@@ -2,9 +2,10 @@
 //! search asks for, with the exclusions and preference facts of their candidates.
 //!
 //! The rules of `rules/*.dl` stay the specification: the whole program evaluates them with
-//! crepe, and so does the derivation of the requirement lists, upgrade edges and the roots'
-//! facts ([`super::derive::run_over`]). The rules a dependency list reads are local to one
-//! dependent and its targets: `DependencyMatch` and `DependencyCandidate`
+//! crepe. The roots of derivation on demand (requirement lists, upgrade edges, the roots'
+//! exclusions and preference facts) are evaluated natively by [`roots`], and held against
+//! crepe's run of the same rules ([`super::derive::run_over`]). The rules a dependency list
+//! reads are local to one dependent and its targets: `DependencyMatch` and `DependencyCandidate`
 //! (`rules/candidates.dl`), `Excluded` (`rules/exclusions.dl`) and the preference facts of
 //! `rules/preferences.dl`. [`DependencyRules`] evaluates exactly those, for one dependent at
 //! a time, through the catalog's indexes: one crepe run per dependent cost about 3.5 µs per
@@ -26,12 +27,16 @@ use super::derive::{Derived, Exclusion, Preferences};
 use super::facts::ChannelOrders;
 use super::universe::Universe;
 
+mod roots;
+pub(crate) use roots::compare as compare_roots;
+
 /// The rules a dependency list reads, evaluated for one dependent at a time over the
 /// request's universe, adjustments and constraint matches (docs/semantics.md §2.2, §4,
 /// §5.1, §6.1).
 pub(crate) struct DependencyRules<'a> {
     u: &'a Universe,
     orders: &'a ChannelOrders,
+    adjust: &'a Adjustments,
     matches: &'a ConstraintMatches,
     /// `Removed(b, i)`: the least rule number that removes each bundle.
     removed: FxHashMap<BundleId, u32>,
@@ -56,6 +61,7 @@ impl<'a> DependencyRules<'a> {
         DependencyRules {
             u,
             orders,
+            adjust,
             matches,
             removed,
             exclusions: FxHashMap::default(),

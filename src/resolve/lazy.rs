@@ -178,25 +178,15 @@ impl Prepared {
             adjust,
             ..
         } = *cx;
-        let mut roots: FxHashSet<PackageId> = cx.required.iter().copied().collect();
-        roots.extend(universe.installed.iter().map(|b| universe.package_of(*b)));
-        roots.extend(adjust.required.iter().map(|(b, _)| universe.package_of(*b)));
+        let roots = roots_of(universe, cx.required, adjust);
         let facts = requirement_facts(universe, request);
+        let mut rules = demand::DependencyRules::new(universe, &self.orders, adjust, cx.matches);
         // No dependency list yet: each is derived when the search asks for it.
-        let scope = derive::Scope::WithoutDependencies;
-        let derived = derive::run_over(
-            universe,
-            &self.orders,
-            &facts,
-            adjust,
-            cx.matches,
-            &roots,
-            scope,
-        );
+        let derived = rules.roots(&facts, &roots);
         let done: FxHashSet<BundleId> = FxHashSet::default();
         let growing = problem::Growing::new(universe, &derived, request, &cx.context(Some(&done)));
         let mut on = OnDemand {
-            rules: demand::DependencyRules::new(universe, &self.orders, adjust, cx.matches),
+            rules,
             cx,
             options,
             derived,
@@ -232,6 +222,19 @@ impl Prepared {
         };
         Ok(Some((derived, growing.built, end)))
     }
+}
+
+/// The packages derivation on demand starts from: those of the requirements, installed
+/// and mandatory bundles.
+pub(super) fn roots_of(
+    u: &Universe,
+    required: &[PackageId],
+    adjust: &Adjustments,
+) -> FxHashSet<PackageId> {
+    let mut roots: FxHashSet<PackageId> = required.iter().copied().collect();
+    roots.extend(u.installed.iter().map(|b| u.package_of(*b)));
+    roots.extend(adjust.required.iter().map(|(b, _)| u.package_of(*b)));
+    roots
 }
 
 /// Derives the lists of `wanted`, the bundles a search selected; then, level by level,

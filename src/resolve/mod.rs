@@ -377,7 +377,9 @@ impl Prepared {
 impl Prepared {
     /// Derives `request` by the whole program, then the dependency lists of every bundle it
     /// reached on demand, one bundle at a time as a solver asking for them would, and compares
-    /// each list with its exclusions and preference facts. Returns the number of lists
+    /// each list with its exclusions and preference facts. The roots of derivation on demand
+    /// (requirement lists, upgrade edges, the roots' exclusions and preference facts) are
+    /// compared first with crepe's run of the same rules over the same packages. Returns the number of lists
     /// compared (0 for a request whose installed state is inconsistent), or the first
     /// difference in words.
     #[doc(hidden)]
@@ -396,8 +398,20 @@ impl Prepared {
             .constraint_matches(&universe, &required, adjust, None, None)
             .map_err(|e| e.to_string())?;
         let full = self.run_whole(&universe, &facts, adjust, &matches, &reach);
-        let mut lists = 0;
         let mut rules = demand::DependencyRules::new(&universe, &self.orders, adjust, &matches);
+        let roots = lazy::roots_of(&universe, &required, adjust);
+        let scope = derive::Scope::WithoutDependencies;
+        let crepe = derive::run_over(
+            &universe,
+            &self.orders,
+            &facts,
+            adjust,
+            &matches,
+            &roots,
+            scope,
+        );
+        demand::compare_roots(&crepe, &rules.roots(&facts, &roots))?;
+        let mut lists = 0;
         for &a in &full.reached {
             let lazy = rules.dependencies(&[a]);
             lists += demand::compare(&full, &lazy, &[a])?;
