@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::model::{Channel, ChannelEntry};
 use crate::version::Version;
@@ -117,41 +117,39 @@ impl<'a> ChannelGraph<'a> {
         let n = entries.len();
         let mut by_name: FxHashMap<&str, usize> =
             FxHashMap::with_capacity_and_hasher(n, Default::default());
-        for (i, e) in entries.iter().enumerate() {
-            by_name.entry(e.name.as_str()).or_insert(i);
-        }
-        let mut incoming: FxHashSet<&str> =
-            FxHashSet::with_capacity_and_hasher(n, Default::default());
-        let mut skipped_names: FxHashSet<&str> = FxHashSet::default();
-        for e in entries {
-            incoming.extend(e.replaces.as_deref());
-            for s in &e.skips {
-                incoming.insert(s);
-                skipped_names.insert(s);
-            }
-        }
-        let heads: Vec<usize> = (0..entries.len())
-            .filter(|&i| {
-                entries
-                    .get(i)
-                    .is_some_and(|e| !incoming.contains(e.name.as_str()))
-            })
+        // Each entry's name as the index of the first entry with that name: names are
+        // hashed once, and what names an entry marks that index.
+        let first: Vec<usize> = (entries.iter().enumerate())
+            .map(|(i, e)| *by_name.entry(e.name.as_str()).or_insert(i))
             .collect();
+        let index = |name: &str| by_name.get(name).copied();
         // Each entry's `replaces` as an index, looked up once.
         let replaced: Vec<Option<usize>> = entries
             .iter()
-            .map(|e| by_name.get(e.replaces.as_deref()?).copied())
+            .map(|e| index(e.replaces.as_deref()?))
             .collect();
+        let mut named = vec![false; n]; // by some entry's `replaces` or `skips`
+        let mut skipped_first = vec![false; n]; // by some entry's `skips`
+        let skip_targets = entries
+            .iter()
+            .flat_map(|e| &e.skips)
+            .filter_map(|s| index(s));
+        for j in skip_targets {
+            mark(&mut skipped_first, j);
+            mark(&mut named, j);
+        }
+        for &j in replaced.iter().flatten() {
+            mark(&mut named, j);
+        }
+        let is = |marks: &[bool], i: usize| first.get(i).and_then(|f| marks.get(*f)) == Some(&true);
+        let heads: Vec<usize> = (0..n).filter(|&i| !is(&named, i)).collect();
         let next = |i: usize| replaced.get(i).copied().flatten();
         let cycle = find_cycle(entries.len(), next);
         if let Some(e) = graph_error(channel, &heads, cycle) {
             return Err(e);
         }
         let head = heads.first().copied().unwrap_or(0);
-        let skipped: Vec<bool> = entries
-            .iter()
-            .map(|e| skipped_names.contains(e.name.as_str()))
-            .collect();
+        let skipped: Vec<bool> = (0..n).map(|i| is(&skipped_first, i)).collect();
         let mut distance = vec![None; entries.len()];
         let mut order = Vec::new();
         let mut cur = Some(head);
@@ -239,6 +237,12 @@ impl<'a> ChannelGraph<'a> {
         }
         out.sort_by_key(|&(i, _)| (self.distance(i).map_or((1, 0), |d| (0, d)), i));
         out
+    }
+}
+
+fn mark(marks: &mut [bool], i: usize) {
+    if let Some(m) = marks.get_mut(i) {
+        *m = true;
     }
 }
 
