@@ -125,11 +125,12 @@ pub struct Preferences {
 }
 
 /// Runs the rules for one request over the packages of `reach` only. With every package the
-/// request can reach and [`Scope::Whole`] this is the whole program. Derivation on demand
-/// runs them over the packages of the requirements, installed and mandatory bundles only,
-/// [`Scope::WithoutDependencies`]: the requirement lists, upgrade edges, exclusions and
-/// preference facts of those packages are complete, and no dependency list is derived (each
-/// is derived when the search asks for it, [`super::demand`]).
+/// request can reach and [`Scope::Whole`] this is the whole program. Over the packages of
+/// the requirements, installed and mandatory bundles only, with
+/// [`Scope::WithoutDependencies`], it gives the roots of derivation on demand: the
+/// requirement lists, upgrade edges, exclusions and preference facts of those packages, and
+/// no dependency list. Derivation on demand evaluates those natively ([`super::demand`]);
+/// this run is their oracle.
 pub fn run_over<'a>(
     u: &'a Universe,
     orders: &'a ChannelOrders,

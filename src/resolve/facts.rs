@@ -29,8 +29,9 @@ pub enum Scope {
     /// Every fact of the packages: the whole program.
     Whole,
     /// Without what the bundles require and provide, which only dependency lists read: the
-    /// run over the roots of derivation on demand, whose dependency lists are derived when
-    /// the search asks for them ([`super::demand`]).
+    /// roots of derivation on demand, whose dependency lists are derived when the search
+    /// asks for them. The oracle of their native evaluation (`DependencyRules::roots`,
+    /// [`super::demand`]).
     WithoutDependencies,
 }
 
