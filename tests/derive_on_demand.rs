@@ -2,7 +2,8 @@
 //! catalogs, the request that requires it is derived by the whole Datalog program, then the
 //! dependency lists of every bundle it reached are derived again on demand (one run per
 //! bundle, over that bundle's facts and its dependencies' targets only), and each list, its
-//! exclusions and its candidates' preference facts must be equal.
+//! exclusions and its candidates' preference facts must be equal. With a bundle installed
+//! too, the roots derived natively (requirement lists, upgrade edges) must be crepe's.
 //!
 //! Then the resolver that derives dependency lists as its search asks for them is held
 //! against the one that derives the whole reached closure first: the same report, byte for
@@ -132,6 +133,70 @@ fn shipped_catalogs_derive_the_same_lists_on_demand() {
         }]);
     }
     assert!(lists > 0, "no dependency list was compared");
+}
+
+/// Requests with something installed, over every package of `sources`: up to three of its
+/// bundles installed in turn, the package required (on its default channel, the second
+/// time), and the same bundle installed from no catalog (`@existing`; required from the
+/// catalog, the second time). Their roots
+/// (requirement lists, upgrade edges out of the installed bundle) and lists must be the
+/// rules'. Returns the requests checked.
+fn check_installed(sources: &[CatalogSource]) -> usize {
+    let set = CatalogSet::load(sources, &LoadOptions::default()).expect("catalogs load");
+    let prepared = Prepared::new(Arc::new(set.clone()));
+    let mut checked = 0;
+    for package in &set.packages {
+        let name = set.package_name(package.id).to_string();
+        let bundles = set.bundles_of(package.id);
+        for b in bundles.iter().step_by(bundles.len().div_ceil(3).max(1)) {
+            let bundle = &set.bundles[b.0 as usize];
+            let installed = deppy::advanced::request::InstalledBundle {
+                bundle: bundle.name.clone(),
+                ..Default::default()
+            };
+            let existing = deppy::advanced::request::InstalledBundle {
+                package: Some(name.clone()),
+                version: Some(bundle.version.clone()),
+                catalog: Some(deppy::advanced::request::EXISTING_CATALOG.into()),
+                ..installed.clone()
+            };
+            let catalog = set.catalogs.first().map(|c| c.name.clone());
+            for (channel, catalog, installed) in [
+                (None, None, installed.clone()),
+                (package.default_channel.clone(), None, installed),
+                (None, None, existing.clone()),
+                (None, catalog, existing),
+            ] {
+                let mut requirement = Requirement::from_spec(&name).expect("package name");
+                requirement.channel = channel;
+                requirement.catalog = catalog;
+                let request = Request {
+                    require: vec![requirement],
+                    installed: vec![installed],
+                    ..Request::default()
+                };
+                prepared
+                    .check_on_demand(&request, &Adjustments::default())
+                    .unwrap_or_else(|e| panic!("require {name}, {} installed: {e}", bundle.name));
+                checked += 1;
+            }
+        }
+    }
+    checked
+}
+
+#[test]
+fn shipped_catalogs_derive_the_same_roots_with_bundles_installed() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("catalogs");
+    let mut checked = 0;
+    for name in ["odf-dev", "certified-converted-v4.22"] {
+        checked += check_installed(&[CatalogSource {
+            name: name.into(),
+            path: root.join(name),
+            priority: 0,
+        }]);
+    }
+    assert!(checked > 100, "only {checked} requests were checked");
 }
 
 #[test]
