@@ -121,17 +121,21 @@ fn check_every_package(sources: &[CatalogSource]) -> usize {
     lists
 }
 
-#[test]
-fn shipped_catalogs_derive_the_same_lists_on_demand() {
+/// The shipped catalogs, each as the only source of a load.
+fn shipped() -> [[CatalogSource; 1]; 2] {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("catalogs");
-    let mut lists = 0;
-    for name in ["odf-dev", "certified-converted-v4.22"] {
-        lists += check_every_package(&[CatalogSource {
+    ["odf-dev", "certified-converted-v4.22"].map(|name| {
+        [CatalogSource {
             name: name.into(),
             path: root.join(name),
             priority: 0,
-        }]);
-    }
+        }]
+    })
+}
+
+#[test]
+fn shipped_catalogs_derive_the_same_lists_on_demand() {
+    let lists: usize = shipped().iter().map(|s| check_every_package(s)).sum();
     assert!(lists > 0, "no dependency list was compared");
 }
 
@@ -187,28 +191,14 @@ fn check_installed(sources: &[CatalogSource]) -> usize {
 
 #[test]
 fn shipped_catalogs_derive_the_same_roots_with_bundles_installed() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("catalogs");
-    let mut checked = 0;
-    for name in ["odf-dev", "certified-converted-v4.22"] {
-        checked += check_installed(&[CatalogSource {
-            name: name.into(),
-            path: root.join(name),
-            priority: 0,
-        }]);
-    }
+    let checked: usize = shipped().iter().map(|s| check_installed(s)).sum();
     assert!(checked > 100, "only {checked} requests were checked");
 }
 
 #[test]
 fn shipped_catalogs_resolve_the_same_on_demand() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("catalogs");
     let mut tally = Tally::default();
-    for name in ["odf-dev", "certified-converted-v4.22"] {
-        let sources = [CatalogSource {
-            name: name.into(),
-            path: root.join(name),
-            priority: 0,
-        }];
+    for sources in shipped() {
         let set = CatalogSet::load(&sources, &LoadOptions::default()).expect("catalogs load");
         let requests = every_package(&set);
         tally.add(same_reports(set, &requests));
