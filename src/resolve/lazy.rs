@@ -238,10 +238,10 @@ pub(super) fn roots_of(
 }
 
 /// Derives the lists of `wanted`, the bundles a search selected; then, level by level,
-/// the candidates they force (a new list's only candidate), so a chain of single-candidate dependencies costs one call. Deriving
-/// each new list's first candidate too derives many a candidate the search then does
-/// not take (1.5–3.3× the time on the synthetic catalogs, docs/performance.md,
-/// 2026-11-27).
+/// the lists of the candidates they force (a new list's only candidate), so a chain of
+/// single-candidate dependencies costs one call. Deriving each new list's first candidate
+/// too derives many a candidate the search then does not take (1.5–3.3× the time on the
+/// synthetic catalogs, docs/performance.md, 2026-11-27).
 fn derive_lists(
     rules: &mut demand::DependencyRules<'_>,
     wanted: Vec<BundleId>,

@@ -379,9 +379,9 @@ impl Prepared {
     /// reached on demand, one bundle at a time as a solver asking for them would, and compares
     /// each list with its exclusions and preference facts. The roots of derivation on demand
     /// (requirement lists, upgrade edges, the roots' exclusions and preference facts) are
-    /// compared first with crepe's run of the same rules over the same packages. Returns the number of lists
-    /// compared (0 for a request whose installed state is inconsistent), or the first
-    /// difference in words.
+    /// compared first with crepe's run of the same rules over the same packages. Returns the
+    /// number of lists compared (0 for a request whose installed state is inconsistent), or
+    /// the first difference in words.
     #[doc(hidden)]
     pub fn check_on_demand(
         &self,
