@@ -133,17 +133,8 @@ impl<'a> DependencyRules<'a> {
         let mut i = 0u32;
         for req in &bundle.requires_packages {
             if let Some(p) = u.package_id(&req.package) {
-                let fits =
-                    |x: &crate::catalog::Bundle| x.package == p && req.range.matches(&x.version);
-                let of_catalogs = u.set.bundles_of(p).iter().filter(|b| fits(u.bundle(**b)));
-                let installed = u.installed_only().iter().filter(|x| fits(x));
-                out.push((
-                    i,
-                    of_catalogs
-                        .copied()
-                        .chain(installed.map(|x| x.id))
-                        .collect(),
-                ));
+                let fits = |b: &BundleId| req.range.matches(&u.bundle(*b).version);
+                out.push((i, bundles_of(u, p).filter(fits).collect()));
             }
             i += 1;
         }
@@ -237,6 +228,13 @@ impl<'a> DependencyRules<'a> {
             p.deprecation_messages.insert(b, message.clone());
         }
     }
+}
+
+/// The bundles of package `p` the rules see (`Bundle(b, p, _, _)`): its catalogs' bundles,
+/// then the installed bundles no catalog has.
+fn bundles_of(u: &Universe, p: crate::catalog::PackageId) -> impl Iterator<Item = BundleId> + '_ {
+    let installed = u.installed_only().iter().filter(move |b| b.package == p);
+    (u.set.bundles_of(p).iter().copied()).chain(installed.map(|b| b.id))
 }
 
 /// Holds the dependency lists of `demanded` in `lazy` against the whole program's `full`:

@@ -15,7 +15,7 @@ use crate::catalog::{Bundle, BundleId, CatalogId, PackageId};
 
 use super::super::derive::{Derived, Edge, Exclusion, Mismatch};
 use super::super::facts::RequirementFacts;
-use super::DependencyRules;
+use super::{DependencyRules, bundles_of};
 
 /// `Successor(i, e, kind, ch)`: installed bundle `i`, channel entry `e`, edge kind, channel.
 type Successor<'a> = (BundleId, BundleId, Edge, &'a str);
@@ -32,7 +32,7 @@ impl<'a> DependencyRules<'a> {
         let mut packages: Vec<PackageId> = roots.iter().copied().collect();
         packages.sort_unstable();
         for &p in &packages {
-            for b in self.loaded(p) {
+            for b in bundles_of(self.u, p).collect::<Vec<_>>() {
                 if let Some(e) = self.exclusion(b) {
                     d.excluded.insert(b, e);
                 }
@@ -71,15 +71,6 @@ impl<'a> DependencyRules<'a> {
         d
     }
 
-    /// The bundles of package `p` the rules see: its catalogs' bundles and the installed
-    /// bundles no catalog has.
-    fn loaded(&self, p: PackageId) -> Vec<BundleId> {
-        let u = self.u;
-        let of_catalogs = u.set.bundles_of(p).iter().copied();
-        let installed = u.installed_only().iter().filter(|b| b.package == p);
-        of_catalogs.chain(installed.map(|b| b.id)).collect()
-    }
-
     /// `OnChannel`: bundle `b` is on the order of a channel named `ch`.
     fn on_channel(&self, b: &Bundle, ch: &str) -> bool {
         (self.orders.of_package(b.package)).any(|e| e.channels_of(b.id).any(|(c, _)| &**c == ch))
@@ -89,7 +80,7 @@ impl<'a> DependencyRules<'a> {
     /// `RequirementMatch`, `InstalledFor` and `InstalledFits`.
     fn requirement(&mut self, d: &mut Derived, r: u32, req: &RequirementFacts<'_>, p: PackageId) {
         let u = self.u;
-        for b in self.loaded(p) {
+        for b in bundles_of(u, p).collect::<Vec<_>>() {
             let bundle = u.bundle(b);
             let mut mismatches: Vec<Mismatch> = Vec::new();
             if req.catalog.is_some_and(|c| c != bundle.catalog) {
@@ -179,6 +170,9 @@ impl<'a> DependencyRules<'a> {
         successors: &BTreeSet<Successor<'_>>,
     ) {
         let r = &d.requirements;
+        if r.installed_fits.is_empty() {
+            return;
+        }
         let matches: FxHashSet<(u32, BundleId)> = r.matches.iter().copied().collect();
         let mut out: BTreeSet<(u32, BundleId, Edge)> = BTreeSet::new();
         for &(req, i) in &r.installed_fits {
