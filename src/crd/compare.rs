@@ -107,6 +107,17 @@ impl Comparison {
 /// Compares the cluster's CRD `old` with a bundle's `new`, given the custom resources of
 /// the CRD found in the cluster.
 pub fn compare(old: &Crd, new: &Crd, objects: &[CustomResource<'_>]) -> Comparison {
+    compare_until(old, new, objects, &|| false).unwrap_or_default()
+}
+
+/// [`compare`], stopping with None as soon as `stop` says so (it is asked before each
+/// object is checked against a schema: a time budget).
+pub fn compare_until(
+    old: &Crd,
+    new: &Crd,
+    objects: &[CustomResource<'_>],
+    stop: &dyn Fn() -> bool,
+) -> Option<Comparison> {
     let mut problems = Vec::new();
     for v in &old.stored_versions {
         if new.version(v).is_none() {
@@ -131,15 +142,21 @@ pub fn compare(old: &Crd, new: &Crd, objects: &[CustomResource<'_>]) -> Comparis
             });
         }
     }
-    schema_problems(old, new, objects, &mut problems);
+    schema_problems(old, new, objects, stop, &mut problems)?;
     problems.sort_by_key(|p| !p.refuses());
-    Comparison { problems }
+    Some(Comparison { problems })
 }
 
 /// Each object against the new schema of each version both CRDs serve: an object read at
 /// one version is what the API server returns at every other when the old CRD converts
 /// with `None`; with a Webhook only the version it was read at is known.
-fn schema_problems(old: &Crd, new: &Crd, objects: &[CustomResource<'_>], out: &mut Vec<Problem>) {
+fn schema_problems(
+    old: &Crd,
+    new: &Crd,
+    objects: &[CustomResource<'_>],
+    stop: &dyn Fn() -> bool,
+    out: &mut Vec<Problem>,
+) -> Option<()> {
     let refused = !new.webhook;
     for v in new.versions.iter().filter(|v| v.served) {
         if !old.served().any(|o| o == v.name) {
@@ -161,6 +178,9 @@ fn schema_problems(old: &Crd, new: &Crd, objects: &[CustomResource<'_>], out: &m
             .iter()
             .filter(|o| !old.webhook || o.version == v.name)
         {
+            if stop() {
+                return None;
+            }
             if schema.accepts(o.object) {
                 continue;
             }
@@ -180,6 +200,7 @@ fn schema_problems(old: &Crd, new: &Crd, objects: &[CustomResource<'_>], out: &m
         found.sort();
         out.extend(found);
     }
+    Some(())
 }
 
 #[cfg(test)]
@@ -193,6 +214,7 @@ mod tests {
             name: "as.x.io".into(),
             group: "x.io".into(),
             kind: "A".into(),
+            namespaced: true,
             versions: versions
                 .iter()
                 .map(|(n, served, storage, s)| CrdVersion {

@@ -8,7 +8,7 @@ pub mod edges;
 pub mod model;
 pub mod schema;
 
-pub use compare::{Comparison, CustomResource, Problem, compare};
+pub use compare::{Comparison, CustomResource, Problem, compare, compare_until};
 pub use edges::{BundleCrds, EdgeProblem, check_edges};
 pub use model::{Crd, CrdError, CrdVersion, is_crd, parse};
 pub use schema::{Rejection, Schema};
