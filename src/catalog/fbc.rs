@@ -29,7 +29,7 @@ use parse::FileCtx;
 pub(crate) use crate::yaml::{yaml_message, yaml_options};
 pub use files::{FileCache, SourceFile, read_catalog};
 pub use locate::locate;
-pub(crate) use yaml::split_yaml;
+pub(crate) use yaml::split_yaml_bounded;
 
 /// How to load catalogs.
 ///

@@ -19,7 +19,7 @@ pub use bundle_dir::{
 pub use channel::{ChannelError, ChannelGraph, Edge};
 pub use error::{LoadError, Warning, WarningKind};
 pub use fbc::{FileCache, LoadOptions, SourceFile, limits, locate, read_catalog};
-pub(crate) use fbc::{split_yaml, yaml_options};
+pub(crate) use fbc::{split_yaml_bounded, yaml_options};
 pub use intern::Interner;
 pub use model::{
     Bundle, BundleId, CatalogId, Channel, ChannelEntry, Deprecation, DeprecationRef, Gvk, GvkId,

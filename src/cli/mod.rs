@@ -45,7 +45,7 @@ pub const EXIT_CODES: [(u8, &str); 5] = [
     ),
     (
         EXIT_FAILED,
-        "the answer is no: unsatisfiable; `why` TARGET not in the answer; `why-not` TARGET in it; an invalid catalog; a bundle not installable or a channel head that cannot be checked; scenario differences",
+        "the answer is no: unsatisfiable; `why` TARGET not in the answer; `why-not` TARGET in it; an invalid catalog; a bundle not installable or a channel head that cannot be checked; an InstallPlan OLM will refuse; scenario differences",
     ),
     (
         EXIT_BAD_INPUT,
@@ -207,7 +207,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
-/// The exit code of an error: [`EXIT_OUTPUT`] when the result could not be written, else
+/// The exit code of an error: [`EXIT_OUTPUT`] when the result could not be written,
+/// [`EXIT_GAVE_UP`] when a budget ran out before there was an answer to print, else
 /// [`EXIT_BAD_INPUT`].
 pub fn exit_code_of(err: &anyhow::Error) -> u8 {
     let output = err.chain().any(|c| {
@@ -215,5 +216,17 @@ pub fn exit_code_of(err: &anyhow::Error) -> u8 {
             || c.downcast_ref::<deppy::advanced::atomic::WriteError>()
                 .is_some()
     });
-    if output { EXIT_OUTPUT } else { EXIT_BAD_INPUT }
+    let budget = err.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<deppy::advanced::cluster::StateError>(),
+            Some(deppy::advanced::cluster::StateError::Budget { .. })
+        )
+    });
+    if output {
+        EXIT_OUTPUT
+    } else if budget {
+        EXIT_GAVE_UP
+    } else {
+        EXIT_BAD_INPUT
+    }
 }

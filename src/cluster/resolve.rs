@@ -4,8 +4,10 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Instant;
 
 use super::answer::{self, ClusterAnswer, NamespaceAnswer, Status};
+use super::budget::{Meter, Stage};
 use super::error::StateError;
 use super::namespace::{self, NamespacePlan, VisibleCatalog};
 use super::note::{Blocked, Note};
@@ -125,7 +127,18 @@ pub fn plan_cluster(
     bindings: &[Binding],
     opts: &ClusterOptions,
 ) -> Result<Vec<NamespacePlan>, StateError> {
+    plan_within(state, bindings, opts, &Meter::unlimited())
+}
+
+/// [`plan_cluster`] within the time budget of `meter`.
+fn plan_within(
+    state: &ClusterState,
+    bindings: &[Binding],
+    opts: &ClusterOptions,
+    meter: &Meter,
+) -> Result<Vec<NamespacePlan>, StateError> {
     let all = catalogs(state, bindings);
+    let index = namespace::CatalogIndex::new(&all);
     let global = opts
         .global_namespace
         .clone()
@@ -137,7 +150,8 @@ pub fn plan_cluster(
     namespaces.dedup();
     let mut plans = Vec::with_capacity(namespaces.len());
     for ns in namespaces {
-        let mut plan = namespace::plan(state, ns, &all, &global)?;
+        meter.check_time(Stage::Planning)?;
+        let mut plan = namespace::plan(state, ns, &index, &global)?;
         if let Some(p) = &opts.policy {
             plan.request.constraints = p.constraints.clone();
             plan.request.cluster = p.cluster.clone();
@@ -165,7 +179,8 @@ pub fn resolve_cluster(
     bindings: &[Binding],
     opts: &ClusterOptions,
 ) -> Result<ClusterAnswer, StateError> {
-    let plans = plan_cluster(state, bindings, opts)?;
+    let meter = Meter::new(opts.solve.deadline_from(Instant::now()), None);
+    let plans = plan_within(state, bindings, opts, &meter)?;
     let crds = super::crd::ClusterCrds::read(state)?;
     let files = read_bound(&plans)?;
     let mut cache = FileCache::new();
@@ -197,13 +212,14 @@ pub fn resolve_cluster(
         super::crd::DirManifests::read(bound_paths(&plans))?
     };
     let mut sets = BTreeMap::new();
+    let mut checked = super::crd::BundleChecks::default();
     for (plan, answer) in plans.iter().zip(answers.iter_mut()) {
         let set = resolvers.get(&bound_names(plan)).map(|r| r.catalogs());
         if let Some(set) = set {
             sets.insert(plan.namespace.clone(), set);
         }
         if answer.status == Status::Resolved {
-            super::crd::check_namespace(&crds, &dirs, set, answer)?;
+            super::crd::check_namespace(&crds, &dirs, set, &mut checked, &meter, answer)?;
         }
     }
     let resolved: Vec<NamespaceAnswer> = answers
@@ -212,7 +228,7 @@ pub fn resolve_cluster(
         .cloned()
         .collect();
     let warnings = super::crd::cluster_warnings(state, &resolved, &sets);
-    let extensions = super::v1::resolve_extensions(state, bindings, &opts.load)?;
+    let extensions = super::v1::resolve_extensions(state, bindings, &opts.load, &meter)?;
     let mut answer = ClusterAnswer::new(answers, state.skipped.len());
     answer.cluster_warnings = warnings;
     Ok(answer.with_extensions(extensions))
@@ -343,7 +359,7 @@ fn resolve_namespace(
             }
         }
         Ok((universe, Outcome::Unsatisfiable(failure))) => {
-            notes.extend(super::precheck::left_over(plan));
+            notes.extend(super::precheck::left_over(plan, resolver.catalogs()));
             let proof = crate::explain::explain_failure(&failure, &universe, &plan.request, detail);
             NamespaceAnswer {
                 explanation: Some(words.unsatisfiable(&proof, &notes)),

@@ -101,6 +101,10 @@ impl<'p> Words<'p> {
             Note::LeftOverCsv { csv, subscription } => format!(
                 "clusterserviceversion {csv} exists and is not referenced by a subscription; if it is left over from an earlier install, delete it (kubectl delete csv {csv} -n {ns}) so subscription {subscription} can install its package"
             ),
+            Note::PackageUnknown { csv } => format!(
+                "package unknown for clusterserviceversion {csv}: it has no {} annotation and no Subscription of one package names it as installed, so OLM cannot tell which operator it is: a second CSV of the same operator may be installed beside it",
+                crate::cluster::PROPERTIES_ANNOTATION
+            ),
             Note::Resolution(w) => w.clone(),
         }
     }
