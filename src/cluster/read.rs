@@ -214,8 +214,8 @@ fn text_of(path: &Path, meter: &Meter) -> Result<String, StateError> {
     }
 }
 
-/// Reads one file: JSON when it ends in `.json` or its first non-blank character is `{`,
-/// else YAML.
+/// Reads one file: JSON when it ends in `.json`, or does not end in `.yaml` or `.yml` and
+/// its first non-blank character is `{`; else YAML.
 pub(crate) fn read_file(
     path: &Path,
     opts: &ReadOptions,
@@ -240,7 +240,8 @@ pub fn read_text_with(
     meter: &Meter,
 ) -> Result<Dump, StateError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let json = file.ends_with(".json") || text.trim_start().starts_with('{');
+    let yaml = file.ends_with(".yaml") || file.ends_with(".yml");
+    let json = file.ends_with(".json") || (!yaml && text.trim_start().starts_with('{'));
     let mut reader = doc::Reader::new(file, opts, meter);
     if json {
         doc::read_json(&mut reader, text)?;

@@ -300,6 +300,20 @@ mod tests {
     }
 
     #[test]
+    fn a_comparison_stops_when_told() {
+        let any = json!({"type": "object"});
+        let old = crd(&[("v1", true, true, any.clone())], &["v1"]);
+        let obj = json!({"spec": {}});
+        let objects = [CustomResource {
+            id: "ns/a",
+            version: "v1",
+            object: &obj,
+        }];
+        assert!(compare_until(&old, &old, &objects, &|| true).is_none());
+        assert!(compare_until(&old, &old, &objects, &|| false).is_some());
+    }
+
+    #[test]
     fn an_uncompilable_schema_refuses() {
         let old = crd(&[("v1", true, true, json!({}))], &["v1"]);
         let new = crd(&[("v1", true, true, json!({"type": 5}))], &[]);

@@ -249,16 +249,16 @@ fn typed(kind: KindName, spec: Body, status: Body) -> Result<Kind, String> {
 /// inside a document (an alias's "defined at") dropped.
 pub(super) fn clean(message: &str) -> String {
     let m = message.lines().next().unwrap_or_default().trim();
+    let m = m.split(" (defined at line ").next().unwrap_or_default();
+    let m = m.split(" (used at line ").next().unwrap_or_default();
+    let m = strip_location(m);
     let m = m
         .strip_suffix(", set DuplicateKeyPolicy in Options if acceptable")
         .unwrap_or(m);
-    let m = match m.strip_prefix("duplicate mapping key: ") {
+    match m.strip_prefix("duplicate mapping key: ") {
         Some(key) => format!("duplicate key `{key}`"),
         None => m.to_string(),
-    };
-    let m = m.split(" (defined at line ").next().unwrap_or_default();
-    let m = m.split(" (used at line ").next().unwrap_or_default();
-    strip_location(m).to_string()
+    }
 }
 
 fn strip_location(m: &str) -> &str {
