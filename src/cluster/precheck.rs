@@ -26,6 +26,9 @@ pub enum Precheck {
         package: String,
         /// The installed CSV of the Subscription, when there is one.
         installed: Option<String>,
+        /// The catalog's packages that have a channel of the name `spec.name` gives (it
+        /// names the package, not a channel), by name.
+        channel_of: Vec<String>,
     },
     /// The package has no such channel in the catalog.
     NoChannel {
@@ -72,10 +75,19 @@ pub fn subscriptions(plan: &NamespacePlan, set: &CatalogSet) -> Vec<Precheck> {
                 .any(|b| set.bundle(*b).is_some_and(|b| b.catalog == c))
         });
         let Some(entry) = entry.filter(|_| has_bundles) else {
+            let mut channel_of: Vec<String> = set
+                .packages
+                .iter()
+                .filter(|p| p.catalog == c && p.channels.iter().any(|ch| ch.name == s.package))
+                .map(|p| set.package_name(p.id).to_string())
+                .collect();
+            channel_of.sort();
+            channel_of.dedup();
             out.push(Precheck::NoPackage {
                 subscription: s.name.clone(),
                 package: s.package.clone(),
                 installed: s.installed.clone(),
+                channel_of,
             });
             continue;
         };

@@ -115,9 +115,42 @@ impl<'p> Words<'p> {
         for c in checks {
             out.push_str("  - ");
             out.push_str(&precheck(c));
+            if let Precheck::NoCatalog { catalog, .. } = c {
+                out.push_str(&self.catalogs_seen(catalog));
+            }
             out.push('\n');
         }
         out
+    }
+
+    /// The CatalogSources the namespace sees, and the one nearest `wanted` by name.
+    fn catalogs_seen(&self, wanted: &str) -> String {
+        let seen: Vec<&str> = self
+            .plan
+            .catalogs
+            .iter()
+            .map(|c| c.name.as_str())
+            .filter(|c| *c != wanted)
+            .collect();
+        if seen.is_empty() {
+            return "; the namespace sees no CatalogSource".into();
+        }
+        let mut s = format!(
+            "; the CatalogSources it sees are {}",
+            super::words::list(
+                &seen.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+                "and"
+            )
+        );
+        let nearest = seen
+            .iter()
+            .map(|c| (distance(c, wanted), *c))
+            .min()
+            .filter(|(d, c)| *d <= (c.len().max(wanted.len()) / 3).max(2));
+        if let Some((_, c)) = nearest {
+            s.push_str(&format!(" (did you mean {c}?)"));
+        }
+        s
     }
 
     /// The proof of an unsatisfiable namespace, with what the notes add to it.
@@ -164,10 +197,17 @@ fn precheck(c: &Precheck) -> String {
             subscription,
             package,
             installed,
+            channel_of,
         } => {
             let mut s = format!(
                 "no operators found in package {package} in the catalog referenced by subscription {subscription}"
             );
+            if !channel_of.is_empty() {
+                s.push_str(&format!(
+                    " ({package} is a channel of package {} there: spec.name is the package, spec.channel the channel)",
+                    super::words::list(channel_of, "and")
+                ));
+            }
             if let Some(csv) = installed {
                 s.push_str(&format!(
                     " (package {package} left the catalog; clusterserviceversion {csv} stays installed, but OLM fails the Subscription until the catalog offers the package again or the Subscription is deleted)"
@@ -311,4 +351,20 @@ fn subscription_line(
             None => "stuck (see below)".to_string(),
         },
     }
+}
+
+/// The edit distance between two names (Levenshtein, by character).
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
