@@ -45,7 +45,7 @@ pub const EXIT_CODES: [(u8, &str); 5] = [
     ),
     (
         EXIT_FAILED,
-        "the answer is no: unsatisfiable; `why` TARGET not in the answer; `why-not` TARGET in it; an invalid catalog; a bundle not installable or a channel head that cannot be checked; an InstallPlan OLM will refuse; scenario differences",
+        "the answer is no: unsatisfiable; `why` TARGET not in the answer; `why-not` TARGET in it; an invalid catalog; a bundle not installable or a channel head that cannot be checked; an InstallPlan OLM will refuse (`cluster resolve`); scenario differences",
     ),
     (
         EXIT_BAD_INPUT,
@@ -53,7 +53,7 @@ pub const EXIT_CODES: [(u8, &str); 5] = [
     ),
     (
         EXIT_GAVE_UP,
-        "a budget ran out (time, conflicts, memory) before an answer; what was proven by then is printed",
+        "a budget ran out (time, conflicts, memory) before an answer; what was proven by then is printed, or, for a stage that proves nothing (reading a cluster state), the error names it",
     ),
     (
         EXIT_OUTPUT,

@@ -282,7 +282,7 @@ fn escaped_char(s: &str) -> Result<(char, usize), GoRegexError> {
             let mut v = c as u32 - '0' as u32;
             let mut n = 2;
             while n < 4 && octal(n) {
-                v = v * 8 + u32::from(b[n] - b'0');
+                v = v * 8 + b.get(n).map_or(0, |d| u32::from(d - b'0'));
                 n += 1;
             }
             Ok((char::from_u32(v).unwrap_or_default(), n))
@@ -444,6 +444,8 @@ impl Translator<'_> {
         self.check(whole)
     }
 
+    // The stack always holds the whole pattern's frame: `close` never pops the last one.
+    #[allow(clippy::indexing_slicing)]
     fn top(&mut self) -> &mut Frame {
         let n = self.stack.len().saturating_sub(1);
         &mut self.stack[n]

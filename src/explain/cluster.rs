@@ -358,13 +358,19 @@ fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
+        let (mut diag, mut left) = (i, i + 1);
+        let mut next = Vec::with_capacity(row.len());
+        next.push(left);
         for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
+            let up = row.get(j + 1).copied().unwrap_or(usize::MAX);
+            let d = (diag + usize::from(ca != *cb))
+                .min(left + 1)
+                .min(up.saturating_add(1));
+            next.push(d);
+            diag = up;
+            left = d;
         }
+        row = next;
     }
-    row[b.len()]
+    row.last().copied().unwrap_or_default()
 }

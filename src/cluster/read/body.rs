@@ -139,10 +139,9 @@ fn counted<'de, D: Deserializer<'de>>(
     let mut track = serde_path_to_error::Track::new();
     let tracked = serde_path_to_error::Deserializer::new(d, &mut track);
     let read = Counted(counter).deserialize(tracked);
-    read.map_err(move |e| {
+    read.inspect_err(move |e| {
         let field = field_of(part, &track.path());
         record(head_name(head), field, e.to_string());
-        e
     })
 }
 

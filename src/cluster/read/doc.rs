@@ -116,7 +116,7 @@ pub(in crate::cluster) fn read_json(r: &mut Reader<'_>, text: &str) -> Result<()
         }
         .deserialize(&mut de);
         match parsed {
-            Ok(Parsed::Doc(doc)) => r.handle::<serde_json::Error>(doc, &[]).map_err(|e| {
+            Ok(Parsed::Doc(doc)) => r.handle::<serde_json::Error>(*doc, &[]).map_err(|e| {
                 let m = e.to_string();
                 r.failed(m)
             })?,
@@ -149,7 +149,7 @@ pub(in crate::cluster) fn read_yaml(r: &mut Reader<'_>, text: &str) -> Result<()
                 .deserialize(d)
             });
         let doc = match parsed {
-            Ok(Parsed::Doc(doc)) => doc,
+            Ok(Parsed::Doc(doc)) => *doc,
             Ok(Parsed::List) => continue,
             Err(e) => {
                 let message = super::emit::yaml_message(&e, chunk.content_line);
@@ -278,7 +278,7 @@ pub(super) struct Bodies {
 /// What a document or item was.
 enum Parsed {
     /// An object.
-    Doc(Doc),
+    Doc(Box<Doc>),
     /// A list, whose items were handled as they were read.
     List,
 }
@@ -417,7 +417,7 @@ impl<'de> Visitor<'de> for DocSeed<'_, '_> {
         };
         let Some(pending) = pending else {
             let size = counter.used();
-            return Ok(Parsed::Doc(Doc { head, bodies, size }));
+            return Ok(Parsed::Doc(Box::new(Doc { head, bodies, size })));
         };
         // The items that waited for the list's apiVersion and kind.
         let kind = head.kind.as_deref().and_then(|k| k.strip_suffix("List"));
@@ -480,6 +480,7 @@ impl<'de> Visitor<'de> for ItemsSeed<'_, '_, '_> {
             };
             match seq.next_element_seed(seed) {
                 Ok(Some(Parsed::Doc(doc))) => {
+                    let doc = *doc;
                     let known = doc.head.api_version.is_some() && doc.head.kind.is_some();
                     if known {
                         r.handle(doc, &path)?;
