@@ -70,6 +70,16 @@ pub enum Problem {
         /// The parser's message.
         message: String,
     },
+    /// More objects fail the new schema of a version than are listed one by one
+    /// ([`MAX_REJECTED_OBJECTS`]): how many more.
+    MoreRejections {
+        /// The version whose new schema rejects them.
+        version: String,
+        /// How many objects past those listed.
+        objects: usize,
+        /// False when the new CRD converts by Webhook: a warning only.
+        refused: bool,
+    },
     /// Objects read at a version the new CRD no longer serves.
     ObjectsAtRemovedVersion {
         /// The version.
@@ -84,7 +94,9 @@ impl Problem {
     pub fn refuses(&self) -> bool {
         match self {
             Problem::StoredVersionRemoved { .. } | Problem::SchemaInvalid { .. } => true,
-            Problem::SchemaRejects { refused, .. } => *refused,
+            Problem::SchemaRejects { refused, .. } | Problem::MoreRejections { refused, .. } => {
+                *refused
+            }
             _ => false,
         }
     }
@@ -103,6 +115,10 @@ impl Comparison {
         !self.problems.iter().any(Problem::refuses)
     }
 }
+
+/// How many objects one version's check lists one by one; the rest are counted
+/// ([`Problem::MoreRejections`]), so a CRD of many versions over many objects stays small.
+pub const MAX_REJECTED_OBJECTS: usize = 100;
 
 /// Compares the cluster's CRD `old` with a bundle's `new`, given the custom resources of
 /// the CRD found in the cluster.
@@ -174,6 +190,7 @@ fn schema_problems(
             }
         };
         let mut found = Vec::new();
+        let (mut listed, mut more) = (0, 0);
         for o in objects
             .iter()
             .filter(|o| !old.webhook || o.version == v.name)
@@ -184,6 +201,11 @@ fn schema_problems(
             if schema.accepts(o.object) {
                 continue;
             }
+            if listed == MAX_REJECTED_OBJECTS {
+                more += 1;
+                continue;
+            }
+            listed += 1;
             found.extend(
                 schema
                     .rejections(o.object)
@@ -199,6 +221,13 @@ fn schema_problems(
         }
         found.sort();
         out.extend(found);
+        if more > 0 {
+            out.push(Problem::MoreRejections {
+                version: v.name.clone(),
+                objects: more,
+                refused,
+            });
+        }
     }
     Some(())
 }
@@ -297,6 +326,34 @@ mod tests {
         let c = compare(&old, &new, &objects);
         assert!(c.safe());
         assert_eq!(c.problems.len(), 1);
+    }
+
+    #[test]
+    fn past_a_hundred_objects_the_rejections_are_counted() {
+        let any = json!({"type": "object"});
+        let old = crd(&[("v1", true, true, any)], &["v1"]);
+        let new = crd(&[("v1", true, true, size_required())], &[]);
+        let bad = json!({"spec": {}});
+        let ids: Vec<String> = (0..250).map(|i| format!("ns/o{i:03}")).collect();
+        let objects: Vec<CustomResource<'_>> = ids
+            .iter()
+            .map(|id| CustomResource {
+                id,
+                version: "v1",
+                object: &bad,
+            })
+            .collect();
+        let c = compare(&old, &new, &objects);
+        assert_eq!(c.problems.len(), MAX_REJECTED_OBJECTS + 1);
+        assert_eq!(
+            c.problems.last(),
+            Some(&Problem::MoreRejections {
+                version: "v1".into(),
+                objects: 150,
+                refused: true
+            })
+        );
+        assert!(!c.safe());
     }
 
     #[test]
