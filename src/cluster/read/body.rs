@@ -58,10 +58,10 @@ pub(super) enum Body {
     Absent,
     /// Of a kind deppy does not read: skipped unbuilt.
     Ignored,
+    /// Read into its kind's type (boxed: a document waiting in a list stays small).
+    Spec(Box<Spec>),
     /// Read into its kind's type.
-    Spec(Spec),
-    /// Read into its kind's type.
-    Status(Status),
+    Status(Box<Status>),
     /// Read before the document's kind was known: converted afterwards.
     Deferred(serde_json::Value),
 }
@@ -168,39 +168,45 @@ impl<'de> DeserializeSeed<'de> for BodySeed<'_, '_, '_> {
         };
         let (h, p) = (self.head, self.part);
         Ok(match (self.part, kind) {
-            (Part::Spec, KindName::Subscription) => Body::Spec(Spec::Subscription(typed(d, h, p)?)),
-            (Part::Spec, KindName::ClusterServiceVersion) => Body::Spec(Spec::Csv(typed(d, h, p)?)),
+            (Part::Spec, KindName::Subscription) => {
+                Body::Spec(Box::new(Spec::Subscription(typed(d, h, p)?)))
+            }
+            (Part::Spec, KindName::ClusterServiceVersion) => {
+                Body::Spec(Box::new(Spec::Csv(typed(d, h, p)?)))
+            }
             (Part::Spec, KindName::CatalogSource) => {
-                Body::Spec(Spec::CatalogSource(typed(d, h, p)?))
+                Body::Spec(Box::new(Spec::CatalogSource(typed(d, h, p)?)))
             }
             (Part::Spec, KindName::OperatorGroup) => {
-                Body::Spec(Spec::OperatorGroup(typed(d, h, p)?))
+                Body::Spec(Box::new(Spec::OperatorGroup(typed(d, h, p)?)))
             }
-            (Part::Spec, KindName::InstallPlan) => Body::Spec(Spec::InstallPlan(typed(d, h, p)?)),
+            (Part::Spec, KindName::InstallPlan) => {
+                Body::Spec(Box::new(Spec::InstallPlan(typed(d, h, p)?)))
+            }
             (Part::Status, KindName::Subscription) => {
-                Body::Status(Status::Subscription(typed(d, h, p)?))
+                Body::Status(Box::new(Status::Subscription(typed(d, h, p)?)))
             }
             (Part::Status, KindName::ClusterServiceVersion) => {
-                Body::Status(Status::Csv(typed(d, h, p)?))
+                Body::Status(Box::new(Status::Csv(typed(d, h, p)?)))
             }
             (Part::Status, KindName::OperatorGroup) => {
-                Body::Status(Status::OperatorGroup(typed(d, h, p)?))
+                Body::Status(Box::new(Status::OperatorGroup(typed(d, h, p)?)))
             }
             (Part::Status, KindName::InstallPlan) => {
-                Body::Status(Status::InstallPlan(typed(d, h, p)?))
+                Body::Status(Box::new(Status::InstallPlan(typed(d, h, p)?)))
             }
             (Part::Spec, KindName::ClusterCatalog) => {
-                Body::Spec(Spec::ClusterCatalog(typed(d, h, p)?))
+                Body::Spec(Box::new(Spec::ClusterCatalog(typed(d, h, p)?)))
             }
             (Part::Spec, KindName::ClusterExtension) => {
-                Body::Spec(Spec::ClusterExtension(typed(d, h, p)?))
+                Body::Spec(Box::new(Spec::ClusterExtension(typed(d, h, p)?)))
             }
             (Part::Status, KindName::ClusterExtension) => {
-                Body::Status(Status::ClusterExtension(typed(d, h, p)?))
+                Body::Status(Box::new(Status::ClusterExtension(typed(d, h, p)?)))
             }
             (Part::Status, KindName::CatalogSource | KindName::ClusterCatalog) => {
                 IgnoredAny::deserialize(d)?;
-                Body::Status(Status::Unread)
+                Body::Status(Box::new(Status::Unread))
             }
         })
     }
@@ -229,7 +235,7 @@ impl Body {
     /// The typed spec of an object of `kind` (an absent spec is the default one).
     pub(super) fn into_spec(self, kind: KindName) -> Result<Spec, String> {
         let v = match self {
-            Body::Spec(s) => return Ok(s),
+            Body::Spec(s) => return Ok(*s),
             Body::Absent | Body::Ignored => None,
             Body::Deferred(v) => Some(v),
             Body::Status(_) => return Err("spec is not a spec".into()),
@@ -249,7 +255,7 @@ impl Body {
     /// The typed status of an object of `kind` (an absent status is the default one).
     pub(super) fn into_status(self, kind: KindName) -> Result<Status, String> {
         let v = match self {
-            Body::Status(s) => return Ok(s),
+            Body::Status(s) => return Ok(*s),
             Body::Absent | Body::Ignored => None,
             Body::Deferred(v) => Some(v),
             Body::Spec(_) => return Err("status is not a status".into()),

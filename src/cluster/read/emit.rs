@@ -12,8 +12,11 @@ use crate::cluster::custom::{self, Custom};
 use crate::cluster::error::StateError;
 use crate::cluster::object::{Kind, KindName, Object, Skipped, Source};
 
-/// What one object costs besides its names and kept values: its place and typed parts.
-const OBJECT_COST: u64 = 512;
+/// What one object costs besides its names and kept values: its place, its typed parts or
+/// its entry among the skipped (measured: about 3 KiB a custom resource kept whole).
+const OBJECT_COST: u64 = 1024;
+/// What a kept value costs in memory for each byte counted of it (maps and their nodes).
+const VALUE_COST: u64 = 8;
 
 impl Reader<'_> {
     /// Turns a parsed document (or list item) into an object of the dump.
@@ -26,10 +29,16 @@ impl Reader<'_> {
         escape_name(&mut metadata.namespace);
         let names = metadata.name.as_ref().map_or(0, String::len)
             + metadata.namespace.as_ref().map_or(0, String::len);
-        let cost = size + names as u64 + source.file.len() as u64;
+        let cost = size * VALUE_COST + names as u64 + source.file.len() as u64;
         let Some(which) = KindName::of(&api_version, &kind) else {
             let cost = cost + api_version.len() as u64 + kind.len() as u64;
-            self.meter.take(Stage::Reading, cost + OBJECT_COST / 2)?;
+            // Kept whole: its maps, its entry among the skipped, its identity (measured).
+            let fixed = if custom::keeps(&api_version) {
+                OBJECT_COST * 5 / 2
+            } else {
+                OBJECT_COST / 4
+            };
+            self.meter.take(Stage::Reading, cost + fixed)?;
             return self.other(api_version, kind, metadata, bodies, source);
         };
         self.meter.take(Stage::Reading, cost + OBJECT_COST)?;
