@@ -22,8 +22,8 @@ pub use fbc::{FileCache, LoadOptions, SourceFile, limits, locate, read_catalog};
 pub(crate) use fbc::{split_yaml_bounded, yaml_options};
 pub use intern::Interner;
 pub use model::{
-    Bundle, BundleId, CatalogId, Channel, ChannelEntry, Deprecation, DeprecationRef, Gvk, GvkId,
-    OpaqueProperty, Origin, Package, PackageId, PackageRequirement,
+    Bundle, BundleId, CatalogId, Channel, ChannelEntry, Deprecated, Deprecation, DeprecationRef,
+    Gvk, GvkId, OpaqueProperty, Origin, Package, PackageId, PackageRequirement,
 };
 pub use set::{CatalogInfo, CatalogSet, CatalogSource};
 pub use view::bundle_properties;

@@ -117,7 +117,6 @@ pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
         policy: args.policy.as_deref().map(policy).transpose()?,
         load: super::load_options(),
         solve,
-        detail: args.explain,
     };
     // The objects of other kinds that were skipped: notes, shown with `-v`.
     for s in &state.skipped {
@@ -127,9 +126,12 @@ pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
         ));
     }
     let answer = deppy::advanced::cluster::resolve_cluster(&state, &bindings, &opts)?;
-    let text = super::catalog::render(&answer, args.output, || {
-        deppy::advanced::explain::cluster::render(&answer)
-    })?;
+    // The words are made once, for the format asked for.
+    use deppy::advanced::explain::cluster::{render, report};
+    let text = match args.output {
+        Format::Text => render(&answer, args.explain),
+        format => super::catalog::render(&report(&answer, args.explain), format, String::new)?,
+    };
     args.file.emit(&text, args.output.content())?;
     // "Will this go through?" is no when OLM will refuse an InstallPlan.
     Ok(match answer.status {

@@ -30,8 +30,8 @@ mod state;
 pub mod v1;
 
 pub use answer::{
-    ApiHolder, ClusterAnswer, ClusterWarning, CrdCheck, NamespaceAnswer, SelectedAnswer, Status,
-    SubscriptionAnswer,
+    ApiHolder, ClusterAnswer, ClusterWarning, CrdCheck, GaveUp, NamespaceAnswer, NamespaceOutcome,
+    SelectedAnswer, Status, SubscriptionAction, SubscriptionAnswer,
 };
 pub use budget::{Exhausted, Meter, Stage};
 pub use crd::ClusterCrds;

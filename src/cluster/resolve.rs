@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::answer::{self, ClusterAnswer, NamespaceAnswer, Status};
+use super::answer::{self, ClusterAnswer, GaveUp, NamespaceAnswer, NamespaceOutcome, Status};
 use super::budget::{Meter, Stage};
 use super::error::StateError;
 use super::namespace::{self, NamespacePlan, VisibleCatalog};
@@ -14,10 +14,9 @@ use super::note::{Blocked, Note};
 use super::object::{Kind, KindName};
 use super::state::ClusterState;
 use crate::catalog::{CatalogSet, CatalogSource, FileCache, LoadOptions, SourceFile};
-use crate::explain::Detail;
 use crate::request::Request;
-use crate::resolve::{Outcome, ResolveError, Resolver};
-use crate::solver::SolveOptions;
+use crate::resolve::{Outcome, Proof, ResolveError, Resolver};
+use crate::solver::{GaveUpLine, SolveOptions};
 
 /// `--catalog NAMESPACE/NAME=PATH`: the contents of a CatalogSource.
 ///
@@ -81,8 +80,6 @@ pub struct ClusterOptions {
     pub load: LoadOptions,
     /// The solver's budget.
     pub solve: SolveOptions,
-    /// How much of an unsatisfiable namespace's proof to word.
-    pub detail: Detail,
 }
 
 /// Every catalog of the state: its CatalogSources, and bindings without one (priority 0).
@@ -204,7 +201,7 @@ pub fn resolve_cluster(
     }
     let mut answers = crate::parallel::parallel_map(&plans, |plan| {
         let resolver = resolvers.get(&bound_names(plan));
-        resolve_namespace(plan, resolver, opts.detail)
+        resolve_namespace(plan, resolver)
     });
     let dirs = if crds.is_empty() {
         super::crd::DirManifests::default()
@@ -222,10 +219,9 @@ pub fn resolve_cluster(
             super::crd::check_namespace(&crds, &dirs, set, &mut checked, &meter, answer)?;
         }
     }
-    let resolved: Vec<NamespaceAnswer> = answers
+    let resolved: Vec<&NamespaceAnswer> = answers
         .iter()
         .filter(|a| a.status == Status::Resolved)
-        .cloned()
         .collect();
     let warnings = super::crd::cluster_warnings(state, &resolved, &sets);
     let extensions = super::v1::resolve_extensions(state, bindings, &opts.load, &meter)?;
@@ -305,88 +301,56 @@ fn load_set(
     })
 }
 
-fn base(plan: &NamespacePlan, status: Status) -> NamespaceAnswer {
-    NamespaceAnswer {
-        namespace: plan.namespace.clone(),
-        status,
-        global_namespace: plan.global_namespace.clone(),
-        subscriptions: answer::stuck(&plan.subscriptions),
-        selected: Vec::new(),
-        warnings: Vec::new(),
-        explanation: None,
-        reason: None,
-        crd_checks: Vec::new(),
-        crd_unchecked: Vec::new(),
-    }
-}
-
-/// One namespace's answer.
-fn resolve_namespace(
-    plan: &NamespacePlan,
-    resolver: Option<&Resolver>,
-    detail: Detail,
-) -> NamespaceAnswer {
-    let words = crate::explain::cluster::Words::new(plan);
+/// One namespace's answer, as data (the reporter words it afterwards).
+fn resolve_namespace(plan: &NamespacePlan, resolver: Option<&Resolver>) -> NamespaceAnswer {
     let mut notes = plan.notes.clone();
-    let blocked = |b: &Blocked, notes: &[Note]| NamespaceAnswer {
-        reason: Some(words.blocked(b)),
-        warnings: words.notes(notes, false),
-        ..base(plan, Status::Blocked)
+    let blocked = |b: Blocked, notes: Vec<Note>| {
+        answer::unresolved(plan, NamespaceOutcome::Blocked(b), notes)
     };
     if let Some(b) = &plan.blocked {
-        return blocked(b, &notes);
+        return blocked(b.clone(), notes);
     }
     let Some(resolver) = resolver else {
-        return blocked(&Blocked::BrokenCatalog("no catalog loaded".into()), &notes);
+        return blocked(Blocked::BrokenCatalog("no catalog loaded".into()), notes);
     };
     let precheck = super::precheck::subscriptions(plan, resolver.catalogs());
     if !precheck.is_empty() {
-        return NamespaceAnswer {
-            explanation: Some(words.prechecks(&precheck)),
-            warnings: words.notes(&notes, false),
-            ..base(plan, Status::Unsatisfiable)
-        };
+        return answer::unresolved(plan, NamespaceOutcome::Refused(precheck), notes);
     }
     match resolver.resolve(&plan.request) {
         Ok((_, Outcome::Resolved(a))) => {
-            notes.extend(a.warnings.iter().cloned().map(Note::Resolution));
-            let (subscriptions, selected) = answer::resolved(plan, &a);
-            NamespaceAnswer {
-                subscriptions,
-                selected,
-                warnings: words.notes(&notes, false),
-                ..base(plan, Status::Resolved)
-            }
+            notes.extend(a.warnings.iter().cloned().map(Note::Deprecated));
+            answer::resolved(plan, &a, notes)
         }
         Ok((universe, Outcome::Unsatisfiable(failure))) => {
             notes.extend(super::precheck::left_over(plan, resolver.catalogs()));
-            let proof = crate::explain::explain_failure(&failure, &universe, &plan.request, detail);
-            NamespaceAnswer {
-                explanation: Some(words.unsatisfiable(&proof, &notes)),
-                warnings: words.notes(&notes, true),
-                ..base(plan, Status::Unsatisfiable)
-            }
+            let proof = Proof {
+                failure,
+                universe,
+                request: Arc::new(plan.request.clone()),
+            };
+            answer::unresolved(
+                plan,
+                NamespaceOutcome::Unsatisfiable(Box::new(proof)),
+                notes,
+            )
         }
         Err(ResolveError::GaveUp {
             conflicts,
             exhausted,
             proven,
             partial,
-        }) => NamespaceAnswer {
-            explanation: Some(
-                words.gave_up(
-                    &crate::solver::GaveUpLine {
-                        conflicts,
-                        exhausted,
-                        proven,
-                    }
-                    .to_string(),
-                    &partial.to_string(),
-                ),
-            ),
-            warnings: words.notes(&notes, false),
-            ..base(plan, Status::GaveUp)
-        },
-        Err(e) => blocked(&Blocked::BrokenCatalog(e.to_string()), &notes),
+        }) => {
+            let gave_up = GaveUp {
+                line: GaveUpLine {
+                    conflicts,
+                    exhausted,
+                    proven,
+                },
+                partial: Arc::new(partial),
+            };
+            answer::unresolved(plan, NamespaceOutcome::GaveUp(gave_up), notes)
+        }
+        Err(e) => blocked(Blocked::BrokenCatalog(e.to_string()), notes),
     }
 }

@@ -229,6 +229,24 @@ impl std::fmt::Display for crate::resolve::Violation {
     }
 }
 
+/// `etcdoperator.v0.9.2 is deprecated by catalog olm/ops: MESSAGE`.
+impl std::fmt::Display for crate::catalog::Deprecated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} is deprecated by catalog {}: {}",
+            self.bundle, self.catalog, self.message
+        )
+    }
+}
+
+/// A deprecation notice serializes as its words (the `warnings` of an answer).
+impl serde::Serialize for crate::catalog::Deprecated {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// What a search that gave up had proven, in words: nothing, [`PARTIAL_TOO_LARGE`], or
 /// [`explain_partial`] of its proof.
 impl std::fmt::Display for crate::resolve::Partial {

@@ -127,14 +127,17 @@ pub enum Partial {
     /// resolution exists (the line before says so).
     Nothing,
     /// The facts the search's last learned incompatibility rests on, and that incompatibility.
-    Proof(Box<PartialProof>),
+    Proof(Box<Proof>),
     /// The search had learnt something, but its derivation did not fit the budget.
     TooLarge,
 }
 
-/// A partial proof with what its words need: the resolution's bundles and request.
-pub struct PartialProof {
-    /// The derivation of the last learned incompatibility.
+/// A proof with what its words need: the resolution's bundles and request
+/// ([`crate::explain_failure`] takes the three).
+#[derive(Clone)]
+pub struct Proof {
+    /// The derivation: of no resolution, or, in [`Partial::Proof`], of the last learned
+    /// incompatibility.
     pub failure: Failure,
     /// The bundles the resolution saw.
     pub universe: Universe,
@@ -142,9 +145,9 @@ pub struct PartialProof {
     pub request: Arc<Request>,
 }
 
-impl std::fmt::Debug for PartialProof {
+impl std::fmt::Debug for Proof {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PartialProof")
+        f.debug_struct("Proof")
             .field("failure", &self.failure)
             .finish_non_exhaustive()
     }
@@ -540,7 +543,7 @@ impl Model {
                 exhausted,
                 proven,
                 partial: match partial {
-                    Some(tree) => Partial::Proof(Box::new(PartialProof {
+                    Some(tree) => Partial::Proof(Box::new(Proof {
                         failure: Failure {
                             tree,
                             subjects: self.built.subjects.clone(),

@@ -1,25 +1,26 @@
-//! Words for cluster answers: why a namespace is blocked, OLM's own refusals of a
-//! Subscription, and the diagnostics a stuck Subscription needs, each with its remedy.
+//! Words for one namespace's answer: why it is blocked, OLM's own refusals of a
+//! Subscription, the proof with what the diagnostics add to it, and the diagnostics a stuck
+//! Subscription needs, each with its remedy.
 
-use crate::cluster::{Blocked, NamespacePlan, Note, Precheck};
+use crate::cluster::{Blocked, NamespaceAnswer, Note, Precheck};
 
 /// The wording of one namespace's answer.
-pub struct Words<'p> {
-    plan: &'p NamespacePlan,
+pub(super) struct Words<'a> {
+    answer: &'a NamespaceAnswer,
 }
 
-impl<'p> Words<'p> {
-    /// Words for `plan`'s namespace.
-    pub fn new(plan: &'p NamespacePlan) -> Words<'p> {
-        Words { plan }
+impl<'a> Words<'a> {
+    /// Words for `answer`'s namespace.
+    pub(super) fn new(answer: &'a NamespaceAnswer) -> Words<'a> {
+        Words { answer }
     }
 
     fn ns(&self) -> &str {
-        &self.plan.namespace
+        &self.answer.namespace
     }
 
     /// Why OLM would not resolve the namespace.
-    pub fn blocked(&self, b: &Blocked) -> String {
+    pub(super) fn blocked(&self, b: &Blocked) -> String {
         let ns = self.ns();
         match b {
             Blocked::NoOperatorGroup => format!(
@@ -44,7 +45,7 @@ impl<'p> Words<'p> {
 
     /// The diagnostics, one sentence each, in a stable order (those an explanation already
     /// gives as causes are left out).
-    pub fn notes(&self, notes: &[Note], explained: bool) -> Vec<String> {
+    pub(super) fn notes(&self, notes: &[Note], explained: bool) -> Vec<String> {
         let mut sorted: Vec<&Note> = notes
             .iter()
             .filter(|n| !(explained && is_cause(n)))
@@ -54,7 +55,8 @@ impl<'p> Words<'p> {
         sorted.into_iter().map(|n| self.note(n)).collect()
     }
 
-    fn note(&self, n: &Note) -> String {
+    /// One diagnostic in words, with its remedy.
+    pub(super) fn note(&self, n: &Note) -> String {
         let ns = self.ns();
         match n {
             Note::UnboundCatalog {
@@ -105,12 +107,12 @@ impl<'p> Words<'p> {
                 "package unknown for clusterserviceversion {csv}: it has no {} annotation and no Subscription of one package names it as installed, so OLM cannot tell which operator it is: a second CSV of the same operator may be installed beside it",
                 crate::cluster::PROPERTIES_ANNOTATION
             ),
-            Note::Resolution(w) => w.clone(),
+            Note::Deprecated(d) => d.to_string(),
         }
     }
 
     /// OLM's refusals of Subscriptions, with OLM's own messages.
-    pub fn prechecks(&self, checks: &[Precheck]) -> String {
+    pub(super) fn prechecks(&self, checks: &[Precheck]) -> String {
         let mut out = format!("OLM cannot resolve namespace {}. Because:\n", self.ns());
         for c in checks {
             out.push_str("  - ");
@@ -126,10 +128,10 @@ impl<'p> Words<'p> {
     /// The CatalogSources the namespace sees, and the one nearest `wanted` by name.
     fn catalogs_seen(&self, wanted: &str) -> String {
         let seen: Vec<&str> = self
-            .plan
+            .answer
             .catalogs
             .iter()
-            .map(|c| c.name.as_str())
+            .map(String::as_str)
             .filter(|c| *c != wanted)
             .collect();
         if seen.is_empty() {
@@ -137,7 +139,7 @@ impl<'p> Words<'p> {
         }
         let mut s = format!(
             "; the CatalogSources it sees are {}",
-            super::words::list(
+            crate::explain::words::list(
                 &seen.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
                 "and"
             )
@@ -154,7 +156,7 @@ impl<'p> Words<'p> {
     }
 
     /// The proof of an unsatisfiable namespace, with what the notes add to it.
-    pub fn unsatisfiable(&self, proof: &str, notes: &[Note]) -> String {
+    pub(super) fn unsatisfiable(&self, proof: &str, notes: &[Note]) -> String {
         let mut out = format!("In namespace {}: {proof}", self.ns());
         let mut causes: Vec<&Note> = notes.iter().filter(|n| is_cause(n)).collect();
         causes.sort();
@@ -172,13 +174,13 @@ impl<'p> Words<'p> {
 
     /// A search that ran out of budget: `line` says after how many conflicts and which
     /// budget ([`crate::solver::GaveUpLine`]).
-    pub fn gave_up(&self, line: &str, partial: &str) -> String {
+    pub(super) fn gave_up(&self, line: &str, partial: &str) -> String {
         format!("In namespace {}: {line}\n{partial}", self.ns())
     }
 }
 
 /// A note that explains an unsatisfiable namespace (it goes with the proof).
-fn is_cause(n: &Note) -> bool {
+pub(super) fn is_cause(n: &Note) -> bool {
     matches!(n, Note::UpgradeInProgress { .. } | Note::LeftOverCsv { .. })
 }
 
@@ -205,7 +207,7 @@ fn precheck(c: &Precheck) -> String {
             if !channel_of.is_empty() {
                 s.push_str(&format!(
                     " ({package} is a channel of package {} there: spec.name is the package, spec.channel the channel)",
-                    super::words::list(channel_of, "and")
+                    crate::explain::words::list(channel_of, "and")
                 ));
             }
             if let Some(csv) = installed {
@@ -230,126 +232,6 @@ fn precheck(c: &Precheck) -> String {
         } => format!(
             "no operators found with name {csv} in channel {channel} of package {package} in the catalog referenced by subscription {subscription}"
         ),
-    }
-}
-
-/// A cluster answer as text: per namespace, one line per Subscription, then the dependencies
-/// it pulls in, then warnings; an unsatisfiable namespace's explanation follows its lines.
-pub fn render(answer: &crate::cluster::ClusterAnswer) -> String {
-    use crate::cluster::Status;
-    let mut out = String::new();
-    for ns in &answer.namespaces {
-        let status = match ns.status {
-            Status::Resolved => "resolved",
-            Status::Unsatisfiable => "unsatisfiable",
-            Status::Blocked => "blocked",
-            Status::GaveUp => "gave up",
-        };
-        out.push_str(&format!(
-            "namespace {} ({status}; global catalog namespace {}):\n",
-            ns.namespace, ns.global_namespace
-        ));
-        for s in &ns.subscriptions {
-            out.push_str(&format!(
-                "  {}/{}: {}\n",
-                ns.namespace,
-                s.name,
-                subscription_line(s, ns)
-            ));
-            if let Some(r) = &s.install_would_fail {
-                out.push_str(&format!(
-                    "    resolves, but OLM will refuse the InstallPlan: {r}\n"
-                ));
-            }
-        }
-        let wanted: Vec<&str> = ns
-            .subscriptions
-            .iter()
-            .filter_map(|s| s.bundle.as_deref())
-            .collect();
-        for d in ns.selected.iter().filter(|d| {
-            !wanted.contains(&d.bundle.as_str()) && d.action != crate::resolve::Action::Keep
-        }) {
-            let verb = match &d.from {
-                Some(from) => format!("upgrade {from} → {}", d.bundle),
-                None => format!("install {}", d.bundle),
-            };
-            out.push_str(&format!(
-                "  dependency: {verb} (package {}) from {}\n",
-                d.package, d.catalog
-            ));
-        }
-        if let Some(e) = &ns.explanation {
-            for line in e.lines() {
-                match line {
-                    "" => out.push('\n'),
-                    _ => out.push_str(&format!("  {line}\n")),
-                }
-            }
-        }
-        for c in &ns.crd_checks {
-            for line in super::crd::check_lines(c) {
-                out.push_str(&format!("  {line}\n"));
-            }
-        }
-        for w in &ns.warnings {
-            out.push_str(&format!("  warning: {w}\n"));
-        }
-    }
-    let mut unchecked: Vec<&str> = answer
-        .namespaces
-        .iter()
-        .flat_map(|n| n.crd_unchecked.iter().map(String::as_str))
-        .collect();
-    unchecked.sort_unstable();
-    unchecked.dedup();
-    if !unchecked.is_empty() {
-        out.push_str(&format!(
-            "CRD safety not checked: catalog carries no manifests ({})\n",
-            unchecked.join(", ")
-        ));
-    }
-    for w in &answer.cluster_warnings {
-        out.push_str(&format!(
-            "cluster warning: {}\n",
-            super::crd::cluster_warning(w)
-        ));
-    }
-    if answer.namespaces.is_empty() && answer.extensions.is_empty() {
-        out.push_str("no namespace has a Subscription\n");
-    }
-    out.push_str(&super::olmv1::render(&answer.extensions));
-    out
-}
-
-fn subscription_line(
-    s: &crate::cluster::SubscriptionAnswer,
-    ns: &crate::cluster::NamespaceAnswer,
-) -> String {
-    let via = s
-        .via
-        .map(|v| {
-            format!(
-                " ({})",
-                serde_json::to_value(v)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default()
-            )
-        })
-        .unwrap_or_default();
-    match (s.action.as_str(), &s.bundle) {
-        ("upgrade", Some(b)) => format!(
-            "upgrade {} → {b}{via} from {}",
-            s.installed.as_deref().unwrap_or("?"),
-            s.catalog
-        ),
-        ("install", Some(b)) => format!("install {b} from {}", s.catalog),
-        ("keep", Some(b)) => format!("up to date ({b})"),
-        _ => match &ns.reason {
-            Some(r) => format!("stuck: {r}"),
-            None => "stuck (see below)".to_string(),
-        },
     }
 }
 
