@@ -118,6 +118,33 @@ pub struct SelectedAnswer {
 }
 
 /// How a namespace came out, with what each way carries.
+///
+/// A caller counts stuck Subscriptions by why, and keeps the proof of an unsatisfiable
+/// namespace, from this data alone (`examples/cluster_report.rs` does both):
+///
+/// ```
+/// use deppy::advanced::cluster::{NamespaceOutcome, SubscriptionAction};
+/// use deppy::{Binding, ClusterOptions, ClusterState, read_paths, resolve_cluster};
+///
+/// let state = ClusterState::from_dump(read_paths(&["catalogs/cluster-example/cluster.yaml".into()])?)?;
+/// let catalog = Binding::parse("openshift-marketplace/community-operators=catalogs/community-v4.22")?;
+/// let answer = resolve_cluster(&state, &[catalog], &ClusterOptions::default())?;
+/// let mut unsatisfiable = Vec::new();
+/// for ns in &answer.namespaces {
+///     let stuck = ns.subscriptions.iter().filter(|s| s.action == SubscriptionAction::Stuck).count();
+///     match &ns.outcome {
+///         NamespaceOutcome::Resolved => assert_eq!(stuck, 0),
+///         NamespaceOutcome::Unsatisfiable(proof) => {
+///             assert!(proof.failure.tree.root().is_some());
+///             unsatisfiable.push((ns.namespace.as_str(), stuck));
+///         }
+///         other => panic!("{}: {other:?}", ns.namespace),
+///     }
+/// }
+/// // The left-over kepler-operator CSV blocks its Subscription (catalogs/cluster-example).
+/// assert_eq!(unsatisfiable, [("monitoring", 1)]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub enum NamespaceOutcome {
     /// Every Subscription resolves (the answer's `subscriptions` and `selected` say how).
