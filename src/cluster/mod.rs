@@ -15,6 +15,7 @@
 //! ```
 
 mod answer;
+mod binding;
 mod budget;
 mod crd;
 mod csv;
@@ -33,6 +34,7 @@ pub use answer::{
     ApiHolder, ClusterAnswer, ClusterWarning, CrdCheck, GaveUp, NamespaceAnswer, NamespaceOutcome,
     SelectedAnswer, Status, SubscriptionAction, SubscriptionAnswer,
 };
+pub use binding::Binding;
 pub use budget::{Exhausted, Meter, Stage};
 pub use crd::ClusterCrds;
 pub use csv::PROPERTIES_ANNOTATION;
@@ -50,5 +52,5 @@ pub use read::{
     Dump, MAX_DOCUMENTS_PER_FILE, MAX_OBJECT_SIZE, MAX_OBJECTS_PER_DOCUMENT, ReadOptions,
     read_paths, read_paths_with, read_text, read_text_with,
 };
-pub use resolve::{Binding, ClusterOptions, plan_cluster, resolve_cluster};
+pub use resolve::{ClusterOptions, plan_cluster, resolve_cluster};
 pub use state::ClusterState;

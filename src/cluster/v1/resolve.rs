@@ -11,10 +11,10 @@ use super::catalogs::{ClusterCatalog, cluster_catalogs};
 use super::choose::{CatalogOutcome, Decision, Failure, decide, failed};
 use super::object::{CatalogFilter, ClusterExtensionStatus};
 use crate::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use crate::cluster::binding::Binding;
 use crate::cluster::budget::{Meter, Stage};
 use crate::cluster::error::StateError;
 use crate::cluster::object::{Kind, KindName};
-use crate::cluster::resolve::Binding;
 use crate::cluster::state::ClusterState;
 
 /// The cluster-scoped bindings (`NAME=PATH`), by catalog name.
