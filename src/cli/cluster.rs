@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 
+use super::Explain;
 use deppy::advanced::cluster::{
     Binding, ClusterOptions, ClusterState, Meter, ReadOptions, StateError, Status, read_paths_with,
 };
-use deppy::advanced::explain::Detail;
 use deppy::advanced::request::Request;
 
 use super::budget::Budget;
@@ -54,8 +54,8 @@ pub struct ResolveArgs {
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
     /// How much of an unsatisfiable namespace's proof to print.
-    #[arg(long, value_enum, default_value_t = Detail::Summary)]
-    pub explain: Detail,
+    #[arg(long, value_enum, default_value_t = Explain::Summary)]
+    pub explain: Explain,
     #[command(flatten)]
     pub file: OutputFile,
     #[command(flatten)]
@@ -129,8 +129,10 @@ pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
     // The words are made once, for the format asked for.
     use deppy::advanced::explain::cluster::{render, report};
     let text = match args.output {
-        Format::Text => render(&answer, args.explain),
-        format => super::catalog::render(&report(&answer, args.explain), format, String::new)?,
+        Format::Text => render(&answer, args.explain.into()),
+        format => {
+            super::catalog::render(&report(&answer, args.explain.into()), format, String::new)?
+        }
     };
     args.file.emit(&text, args.output.content())?;
     // "Will this go through?" is no when OLM will refuse an InstallPlan.

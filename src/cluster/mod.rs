@@ -50,7 +50,7 @@ pub use object::{
 pub use precheck::Precheck;
 pub use read::{
     Dump, MAX_DOCUMENTS_PER_FILE, MAX_OBJECT_SIZE, MAX_OBJECTS_PER_DOCUMENT, ReadOptions,
-    read_paths, read_paths_with, read_text, read_text_with,
+    read_paths, read_paths_with, read_text,
 };
 pub use resolve::{ClusterOptions, plan_cluster, resolve_cluster};
 pub use state::ClusterState;

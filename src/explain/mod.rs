@@ -24,7 +24,7 @@ use words::Words;
 /// How much of the proof to print.
 ///
 /// The example on [`crate::Failure`] uses the default, [`Detail::Summary`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Detail {
     /// The facts that matter and the conclusion.
     #[default]

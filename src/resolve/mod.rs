@@ -385,7 +385,7 @@ impl Prepared {
     /// compared first with crepe's run of the same rules over the same packages. Returns the
     /// number of lists compared (0 for a request whose installed state is inconsistent), or
     /// the first difference in words.
-    #[doc(hidden)]
+    #[cfg(feature = "testing")]
     pub fn check_on_demand(
         &self,
         request: &Request,
@@ -424,7 +424,7 @@ impl Prepared {
 
     /// Derives the dependency lists of `bundles` on demand, one bundle at a time; returns the
     /// number of lists. For the derivation benchmark.
-    #[doc(hidden)]
+    #[cfg(feature = "testing")]
     pub fn derive_on_demand(
         &self,
         request: &Request,
@@ -448,6 +448,7 @@ impl Prepared {
         Ok(lists)
     }
 
+    #[cfg(any(test, feature = "testing"))]
     fn universe_for<'r>(
         &self,
         request: &'r Request,
