@@ -4,9 +4,11 @@
 mod assemble;
 mod bundle_props;
 mod cache;
+mod cached;
 mod convert;
 mod docs;
 mod files;
+mod fingerprint;
 mod gvk_table;
 pub mod limits;
 mod locate;
@@ -42,8 +44,19 @@ pub struct LoadOptions {
     pub keep_heavy_properties: bool,
     /// Keep each file's parsed records in this directory and reuse them while the file is
     /// unchanged (the catalog cache: a corrupt or stale entry is rebuilt, never trusted);
-    /// `None` parses every time.
+    /// `None` parses every time. A file is taken to be unchanged when its metadata (size,
+    /// modification and status-change times, inode, device) are as recorded, without
+    /// reading it; see `docs/caching.md`.
     pub cache_dir: Option<PathBuf>,
+    /// With a cache directory: read and hash every catalog file's contents to tell whether
+    /// it changed, instead of trusting unchanged metadata (`--verify-cache`).
+    pub verify_cache: bool,
+    /// With a cache directory: a key standing for a catalog's contents, by the catalog's path
+    /// as its [`CatalogSource`] gives it (an image's manifest digest, for a catalog pulled
+    /// from a registry into a directory named by it). Such a catalog's files are neither
+    /// fingerprinted nor hashed to find its stored set: the caller vouches that the key
+    /// changes whenever they do.
+    pub content_keys: std::collections::BTreeMap<PathBuf, String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,6 +188,21 @@ fn collect_files(
     Ok(())
 }
 
+/// Checks that a catalog's path exists (the error loading it would give when it does not).
+pub(crate) fn check_source(source: &CatalogSource) -> Result<(), LoadError> {
+    if crate::input::is_stdin(&source.path) {
+        return Ok(());
+    }
+    match std::fs::metadata(&source.path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(LoadError::MissingPath {
+            catalog: source.name.clone(),
+            path: source.path.clone(),
+        }),
+        Err(e) => Err(io_error(&source.path, e)),
+    }
+}
+
 /// Bytes of a file to read (0 when it cannot be looked up: reading it will say why).
 fn job_size(job: &FileJob) -> u64 {
     match &job.text {
@@ -271,6 +299,9 @@ impl CatalogSet {
             None => Vec::new(),
         };
         let tracker = Tracker::start(progress, Task::LoadCatalogs, sizes.iter().sum());
+        if let Some(dir) = &opts.cache_dir {
+            return cached::load(sources, &jobs, opts, dir, &tracker);
+        }
         let results = parallel_map(&jobs, |j| {
             let r = parse_file(j, opts);
             if tracker.is_active() {
