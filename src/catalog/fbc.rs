@@ -143,7 +143,7 @@ fn collect_files(
     // link to an ancestor cannot loop and a link to a sibling does not read it twice.
     let root = Root::new(path);
     let mut visited = FxHashSet::default();
-    visited.extend(std::fs::canonicalize(path).ok());
+    visited.extend(dir_identity(path));
     let mut read = |dir: &Path| match listings.remove(dir) {
         Some(listing) => Ok(listing),
         None => walk::list(dir, &root),
@@ -157,8 +157,8 @@ fn collect_files(
         match entry.kind {
             Kind::Dir => {
                 // Each directory once, however it is reached (itself, or a link to it).
-                if let Ok(canonical) = std::fs::canonicalize(&entry.path)
-                    && !visited.insert(canonical)
+                if let Some(id) = dir_identity(&entry.path)
+                    && !visited.insert(id)
                 {
                     continue;
                 }
@@ -201,6 +201,21 @@ pub(crate) fn check_source(source: &CatalogSource) -> Result<(), LoadError> {
         }),
         Err(e) => Err(io_error(&source.path, e)),
     }
+}
+
+/// What tells a directory from every other, however it is reached: its device and inode
+/// (one `stat`; resolving the canonical path instead reads every link of every component).
+#[cfg(unix)]
+fn dir_identity(path: &Path) -> Option<(u64, u64, PathBuf)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.dev(), m.ino(), PathBuf::new()))
+}
+
+/// What tells a directory from every other: its canonical path.
+#[cfg(not(unix))]
+fn dir_identity(path: &Path) -> Option<(u64, u64, PathBuf)> {
+    Some((0, 0, std::fs::canonicalize(path).ok()?))
 }
 
 /// Bytes of a file to read (0 when it cannot be looked up: reading it will say why).
@@ -310,10 +325,17 @@ impl CatalogSet {
             r
         });
         let results: Vec<Records> = results.into_iter().collect::<Result<_, _>>()?;
-        let infos = sources.iter().map(CatalogInfo::of).collect();
+        let infos: Vec<CatalogInfo> = sources.iter().map(CatalogInfo::of).collect();
+        note_loaded(&infos, &format!("assembled from {} files", jobs.len()));
         let files = jobs.iter().map(|j| j.catalog).zip(results).collect();
         assemble_files(infos, files)
     }
+}
+
+/// Says (in the log, at debug level) that the set of `infos` was loaded, and how.
+pub(super) fn note_loaded(infos: &[CatalogInfo], how: &str) {
+    let names: Vec<&str> = infos.iter().map(|c| c.name.as_str()).collect();
+    log::debug!("catalog set of {}: {how}", names.join(", "));
 }
 
 /// Builds the set from every file's records, each with its catalog's index into `infos`

@@ -271,7 +271,9 @@ pub(super) fn write_entry(
     entry: &[u8],
 ) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(dir)?;
-    crate::atomic::write_atomic(path, entry)?;
+    // Not synced to disk: every entry is checked when read, and rebuilt when it does not
+    // check out, so a crash can cost an entry but never trust a torn one.
+    crate::atomic::write_atomic_unsynced(path, entry)?;
     Ok(())
 }
 

@@ -89,6 +89,7 @@ pub(super) fn load(
         record(&mut prints, jobs, &stamps, &known);
         if let Some(set) = set_cache::lookup(dir, &key) {
             write_prints(prints, dir);
+            super::note_loaded(&infos, "read back from the catalog cache");
             return Ok(set);
         }
     }
@@ -113,6 +114,7 @@ pub(super) fn load(
         files.push((j.catalog, recs));
     }
     let set = super::assemble_files(infos.clone(), files)?;
+    super::note_loaded(&infos, &format!("assembled from {} files", jobs.len()));
     if let Some(key) = set_key(&infos, &given, jobs, &known, opts) {
         set_cache::store(dir, &key, &set);
     }

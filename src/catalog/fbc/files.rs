@@ -153,6 +153,7 @@ impl CatalogSet {
         let keyed: Vec<(&CatalogInfo, Contents<'_>)> = infos.iter().zip(contents).collect();
         let key = super::set_cache::key(&keyed, opts.keep_heavy_properties);
         if let Some(set) = super::set_cache::lookup(dir, &key) {
+            super::note_loaded(&infos, "read back from the catalog cache");
             return Ok(set);
         }
         let set = Self::assemble_file_slices(catalogs, opts)?;
@@ -171,7 +172,8 @@ impl CatalogSet {
         for ((i, _), r) in files.iter().zip(parsed) {
             records.push((*i, r?));
         }
-        let infos = catalogs.iter().map(|(s, _)| CatalogInfo::of(s)).collect();
+        let infos: Vec<CatalogInfo> = catalogs.iter().map(|(s, _)| CatalogInfo::of(s)).collect();
+        super::note_loaded(&infos, &format!("assembled from {} files", records.len()));
         super::assemble_files(infos, records)
     }
 
@@ -205,6 +207,15 @@ impl CatalogSet {
         }
         // Each catalog's records, copied once out of the cache into vectors of their final
         // size (no intermediate per-file copies, no regrowing).
+        let infos: Vec<CatalogInfo> = catalogs.iter().map(|(s, _)| CatalogInfo::of(s)).collect();
+        super::note_loaded(
+            &infos,
+            &format!(
+                "assembled from {} files ({} parsed)",
+                all.len(),
+                stale.len()
+            ),
+        );
         let recs_of = |f: &SourceFile| cache.entries.get(&f.path).map(|(_, _, r)| r);
         let mut per_catalog: Vec<(CatalogInfo, Records)> = catalogs
             .iter()
