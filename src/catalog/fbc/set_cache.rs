@@ -110,9 +110,7 @@ pub(crate) fn store(dir: &Path, key: &blake3::Hash, set: &CatalogSet) {
         return;
     }
     let path = cache::entry_path(dir, key);
-    let written = encode(key, set)
-        .map_err(Into::into)
-        .and_then(|entry| cache::write_entry(dir, &path, &entry));
+    let written = encode(key, set).and_then(|entry| cache::write_entry(dir, &path, &entry));
     if let Err(e) = written {
         log::warn!("cannot write catalog cache entry {}: {e}", path.display());
     }
