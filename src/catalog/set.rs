@@ -233,6 +233,15 @@ impl CatalogSet {
                 .any(|b| !b.requires_constraints.is_empty())
     }
 
+    /// True when catalog `c` has at least one bundle (a set read from the catalog cache
+    /// decodes nothing to say so).
+    pub fn has_bundles_in(&self, c: CatalogId) -> bool {
+        match self.bundles.units() {
+            Some(units) => units.spans().iter().any(|s| s.catalog == c && s.count > 0),
+            None => self.bundles.iter().any(|b| b.catalog == c),
+        }
+    }
+
     /// Positions in [`CatalogSet::packages`] of the entries that have a channel that cannot
     /// be ordered, when the set knows them without ordering every channel.
     pub(crate) fn broken_channel_hint(&self) -> Option<&[usize]> {
