@@ -226,7 +226,7 @@ impl Units {
     }
 }
 
-/// The bundles of a set, indexed by [`BundleId`]; reads as a slice.
+/// The bundles of a set, indexed by [`BundleId`](super::BundleId); reads as a slice.
 #[derive(Clone, Default)]
 pub struct Bundles {
     all: OnceLock<Vec<Bundle>>,
