@@ -24,12 +24,12 @@ pub mod atomic {
 /// channels and their upgrade edges, and the cache of loaded catalogs.
 pub mod catalog {
     pub use crate::catalog::{
-        Bundle, BundleId, BundleManifests, CatalogId, CatalogInfo, CatalogSet, CatalogSource,
-        Channel, ChannelEntry, ChannelError, ChannelGraph, Deprecated, Deprecation, DeprecationRef,
-        Edge, FileCache, Gvk, GvkId, Interner, LoadError, LoadOptions, OpaqueProperty, Origin,
-        Package, PackageId, PackageRequirement, RenderedCatalog, SourceFile, Warning, WarningKind,
-        bundle_manifests, bundle_properties, find_bundle_dirs, inspect, limits, locate,
-        read_catalog, render_bundle_dirs,
+        Bundle, BundleId, BundleManifests, Bundles, CatalogId, CatalogInfo, CatalogSet,
+        CatalogSource, Channel, ChannelEntry, ChannelError, ChannelGraph, Deprecated, Deprecation,
+        DeprecationRef, Edge, FileCache, Gvk, GvkId, Interner, LoadError, LoadOptions,
+        OpaqueProperty, Origin, Package, PackageId, PackageRequirement, Packages, RenderedCatalog,
+        SourceFile, Warning, WarningKind, bundle_manifests, bundle_properties, find_bundle_dirs,
+        inspect, limits, locate, read_catalog, render_bundle_dirs,
     };
 }
 

@@ -551,7 +551,6 @@ const KNOWN_FILE_CIRCLES: &[&str] = &[
     "files import each other in a circle: catalog::bundle_dir -> catalog::fbc::files -> catalog::fbc -> catalog::bundle_dir",
     "files import each other in a circle: catalog::error -> catalog::fbc::limits -> catalog::error",
     "files import each other in a circle: catalog::fbc::bundle_props -> catalog::fbc::convert -> catalog::fbc::bundle_props",
-    "files import each other in a circle: catalog::fbc::set_cache -> catalog::fbc::files -> catalog::fbc::set_cache",
     "files import each other in a circle: cluster::budget -> cluster::error -> cluster::budget",
     "files import each other in a circle: cluster::custom -> cluster::object -> cluster::read::emit -> cluster::custom",
     "files import each other in a circle: cluster::read -> cluster::object -> cluster::read::emit -> cluster::read::doc -> cluster::read",

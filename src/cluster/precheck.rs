@@ -58,7 +58,7 @@ pub fn subscriptions(plan: &NamespacePlan, set: &CatalogSet) -> Vec<Precheck> {
     for s in &plan.subscriptions {
         let catalog = set
             .catalog_id(&s.catalog)
-            .filter(|c| set.bundles.iter().any(|b| b.catalog == *c));
+            .filter(|c| set.has_bundles_in(*c));
         let Some(c) = catalog else {
             out.push(Precheck::NoCatalog {
                 subscription: s.name.clone(),

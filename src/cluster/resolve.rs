@@ -132,7 +132,13 @@ pub fn resolve_cluster(
     let meter = Meter::new(opts.solve.deadline_from(Instant::now()), None);
     let plans = plan_within(state, bindings, opts, &meter)?;
     let crds = super::crd::ClusterCrds::read(state)?;
-    let files = read_bound(&plans)?;
+    // Without the catalog cache, every bound catalog's files are read once, and each file
+    // parsed once, for every namespace (`cache`). With it, each distinct set of catalogs is
+    // loaded from their paths through the cache (its stored set, or the files' entries).
+    let files = match opts.load.cache_dir {
+        Some(_) => BTreeMap::new(),
+        None => read_bound(&plans)?,
+    };
     let mut cache = FileCache::new();
     // A bundle's `olm.bundle.object` properties are its manifests: kept only when there
     // are CRDs to check them against.
@@ -156,6 +162,16 @@ pub fn resolve_cluster(
         let resolver = resolvers.get(&bound_names(plan));
         resolve_namespace(plan, resolver)
     });
+    // A set read from the catalog cache decodes package entries on first use: one that did
+    // not decode voids the answers.
+    if let Some(why) = resolvers.values().find_map(|r| r.catalogs().cache_damage()) {
+        return Err(StateError::Binding {
+            binding: "catalog cache".into(),
+            message: format!(
+                "a catalog cache entry was damaged ({why}); it was removed: run again"
+            ),
+        });
+    }
     let dirs = if crds.is_empty() {
         super::crd::DirManifests::default()
     } else {
@@ -242,7 +258,24 @@ fn load_set(
     }
     let borrowed: Vec<(&CatalogSource, &[SourceFile])> =
         sources.iter().map(|(s, f)| (s, *f)).collect();
-    CatalogSet::load_file_slices_cached(&borrowed, opts, cache).map_err(|e| StateError::Binding {
+    let loaded = match opts.cache_dir {
+        Some(_) => {
+            let paths: Vec<CatalogSource> = plan
+                .catalogs
+                .iter()
+                .filter_map(|c| {
+                    Some(CatalogSource {
+                        name: c.name.clone(),
+                        path: c.path.clone()?,
+                        priority: c.priority,
+                    })
+                })
+                .collect();
+            CatalogSet::load(&paths, opts)
+        }
+        None => CatalogSet::load_file_slices_cached(&borrowed, opts, cache),
+    };
+    loaded.map_err(|e| StateError::Binding {
         binding: plan
             .catalogs
             .iter()
