@@ -14,6 +14,7 @@ mod catalog;
 mod check;
 mod cluster;
 pub mod diagnostic;
+mod diff;
 mod graph;
 pub mod output;
 mod pipeline;

@@ -1,0 +1,207 @@
+//! The smallest change to NEW's channel that gives a stranded bundle an upgrade path to the
+//! head, each candidate checked by applying it and recomputing the channel: the bundle
+//! reaches the head, the head stays the head, and every bundle that reached it still does.
+//!
+//! Candidates, smallest first: keep one entry of OLD's channel; give the head a `skipRange`
+//! that covers the stranded versions (or widen the one it has with `||`); add the bundle to
+//! the head's `skips`; keep the several entries of OLD's channel on the shortest path of OLD
+//! from the bundle to an entry that reaches NEW's head.
+
+use std::collections::VecDeque;
+
+use super::Rescue;
+use super::channel::Side;
+use super::reach::{Installed, Reach};
+use crate::catalog::{Channel, ChannelGraph};
+use crate::range::VersionRange;
+use crate::version::Version;
+
+/// At most this many paths of OLD are tried as sets of entries to keep.
+const PATHS_TRIED: usize = 8;
+
+/// NEW's channel with a change applied.
+struct Changed<'a> {
+    channel: Channel,
+    versions: Vec<Option<&'a Version>>,
+}
+
+impl<'a> Changed<'a> {
+    fn from(new: &Side<'a>) -> Changed<'a> {
+        Changed {
+            channel: new.channel.clone(),
+            versions: new.versions.clone(),
+        }
+    }
+
+    /// True when, after the change, `x` reaches the head, the head is `head`, and every
+    /// bundle of `keep` still reaches it.
+    fn rescues(&self, head: &str, x: &Installed, keep: &[Installed]) -> bool {
+        let Ok(reach) = Reach::build(&self.channel, self.versions.clone()) else {
+            return false;
+        };
+        reach.head_name() == head
+            && reach.reaches_installed(x)
+            && keep.iter().all(|k| reach.reaches_installed(k))
+    }
+}
+
+/// The first verified rescue of `x` (stranded on NEW's channel `new`, whose head `reach`
+/// describes); `keep` must keep their paths; `low` is the lowest stranded version of the
+/// channel (a `skipRange` covers the whole gap at once).
+pub(crate) fn find(
+    old: Option<&Side<'_>>,
+    new: &Side<'_>,
+    reach: &Reach<'_>,
+    x: &Installed,
+    keep: &[Installed],
+    low: &Version,
+) -> Option<Rescue> {
+    let head = reach.head_name();
+    let kept = old.map(|o| keep_paths(o, new, reach, x, keep)).unwrap_or_default();
+    if let Some(one) = kept.iter().find(|k| k.len() == 1) {
+        return Some(Rescue::KeepEntries {
+            entries: one.clone(),
+        });
+    }
+    skip_range(new, reach, x, keep, low)
+        .or_else(|| {
+            let mut changed = Changed::from(new);
+            let h = reach.graph().head();
+            changed.channel.entries.get_mut(h)?.skips.push(x.name.clone());
+            changed.rescues(head, x, keep).then(|| Rescue::AddSkips {
+                head: head.to_string(),
+                bundle: x.name.clone(),
+            })
+        })
+        .or_else(|| {
+            let several = kept.into_iter().next()?;
+            Some(Rescue::KeepEntries { entries: several })
+        })
+}
+
+/// The head's `skipRange` widened to `>=low <head` (joined to the one it has with `||`).
+fn skip_range(
+    new: &Side<'_>,
+    reach: &Reach<'_>,
+    x: &Installed,
+    keep: &[Installed],
+    low: &Version,
+) -> Option<Rescue> {
+    let top = reach.head_version()?;
+    if !(low <= &x.version && &x.version < top) {
+        return None;
+    }
+    let h = reach.graph().head();
+    let mut changed = Changed::from(new);
+    let entry = changed.channel.entries.get_mut(h)?;
+    let before = entry.skip_range.as_ref().map(|r| r.raw().to_string());
+    let gap = format!(">={low} <{top}");
+    let after = match &before {
+        Some(r) => format!("{r} || {gap}"),
+        None => gap,
+    };
+    entry.skip_range = Some(VersionRange::parse(&after).ok()?);
+    changed
+        .rescues(reach.head_name(), x, keep)
+        .then(|| Rescue::SetSkipRange {
+            head: reach.head_name().to_string(),
+            before,
+            after,
+        })
+}
+
+/// Sets of OLD's entries to keep, each verified, fewest first: walking OLD's channel from
+/// `x` along its upgrade edges, the OLD-only entries of each path to an entry from which
+/// NEW's head is reachable.
+fn keep_paths(
+    old: &Side<'_>,
+    new: &Side<'_>,
+    reach: &Reach<'_>,
+    x: &Installed,
+    keep: &[Installed],
+) -> Vec<Vec<String>> {
+    let Ok(graph) = ChannelGraph::build(old.channel) else {
+        return Vec::new();
+    };
+    let n = old.channel.entries.len();
+    let mut on_order = vec![false; n];
+    for &i in graph.order() {
+        if let Some(o) = on_order.get_mut(i) {
+            *o = true;
+        }
+    }
+    let version = |i: usize| old.versions.get(i).copied().flatten();
+    let mut seen = vec![false; n];
+    // (entry, the entries walked to reach it), breadth first.
+    let mut queue: VecDeque<(Option<usize>, Vec<usize>)> = VecDeque::from([(None, Vec::new())]);
+    let mut found: Vec<Vec<String>> = Vec::new();
+    let mut tried = 0;
+    while let Some((at, path)) = queue.pop_front() {
+        let (name, v) = match at {
+            None => (x.name.as_str(), &x.version),
+            Some(i) => match (old.channel.entries.get(i), version(i)) {
+                (Some(e), Some(v)) => (e.name.as_str(), v),
+                _ => continue,
+            },
+        };
+        for (i, _) in graph.successors(name, v) {
+            let Some(vi) = version(i) else { continue };
+            if !on_order.get(i).copied().unwrap_or(false) || seen.get(i) != Some(&false) {
+                continue;
+            }
+            if let Some(s) = seen.get_mut(i) {
+                *s = true;
+            }
+            let mut walked = path.clone();
+            walked.push(i);
+            let Some(e) = old.channel.entries.get(i) else {
+                continue;
+            };
+            if !reach.reaches(&e.name, vi) {
+                queue.push_back((Some(i), walked));
+                continue;
+            }
+            tried += 1;
+            if let Some(set) = verified(old, new, reach, x, keep, &walked) {
+                found.push(set);
+            }
+            if tried >= PATHS_TRIED {
+                break;
+            }
+        }
+        if tried >= PATHS_TRIED {
+            break;
+        }
+    }
+    found.sort_by_key(Vec::len);
+    found
+}
+
+/// The OLD-only entries of `walked`, kept in NEW, when that rescues `x`: names, highest
+/// version first.
+fn verified(
+    old: &Side<'_>,
+    new: &Side<'_>,
+    reach: &Reach<'_>,
+    x: &Installed,
+    keep: &[Installed],
+    walked: &[usize],
+) -> Option<Vec<String>> {
+    let mut changed = Changed::from(new);
+    let mut kept: Vec<(&Version, String)> = Vec::new();
+    for &i in walked {
+        let e = old.channel.entries.get(i)?;
+        if reach.has_entry(&e.name) {
+            continue;
+        }
+        let v = old.versions.get(i).copied().flatten()?;
+        changed.channel.entries.push(e.clone());
+        changed.versions.push(Some(v));
+        kept.push((v, e.name.clone()));
+    }
+    if kept.is_empty() || !changed.rescues(reach.head_name(), x, keep) {
+        return None;
+    }
+    kept.sort_by(|a, b| b.cmp(a));
+    Some(kept.into_iter().map(|(_, n)| n).collect())
+}
