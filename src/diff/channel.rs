@@ -112,6 +112,7 @@ pub(crate) fn judge_members(
     keep.sort();
     keep.dedup();
     let low = stranded.iter().map(|x| &x.version).min().cloned();
+    let high = stranded.iter().map(|x| &x.version).max().cloned();
     let stranded = stranded
         .iter()
         .map(|x| Stranded {
@@ -119,7 +120,8 @@ pub(crate) fn judge_members(
             version: x.version.to_string(),
             rescue: low
                 .as_ref()
-                .and_then(|low| rescue::find(old, new, reach, x, &keep, low)),
+                .zip(high.as_ref())
+                .and_then(|gap| rescue::find(old, new, reach, x, &keep, gap)),
         })
         .collect();
     Verdicts {

@@ -23,7 +23,7 @@
 //! let answer = diff(old, new, &DiffOptions::default());
 //! assert_eq!(answer.status, DiffStatus::Broken);
 //! let stranded = &answer.packages[0].channels[0].stranded;
-//! assert_eq!(stranded[0].bundle, "app.v1.0.0");
+//! assert_eq!(stranded[0].bundle, "app.v1.1.0");
 //! # Ok::<(), deppy::LoadError>(())
 //! ```
 

@@ -162,8 +162,9 @@ fn default_channel(
             out.stranded = judge_members(old_side.as_ref(), new_side, &reach, judged).stranded;
         }
         (_, Some(Ok(_))) => {}
-        // The channel's own entry says why (`brokenAfter`) when it is judged too.
-        (_, Some(Err(_)) | None) => out.unusable_after = usable_before,
+        // The same channel with no head: its own entry says so (`brokenAfter`).
+        (_, Some(Err(_))) => out.unusable_after = usable_before && before != after,
+        (_, None) => out.unusable_after = usable_before,
     }
     out
 }

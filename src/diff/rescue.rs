@@ -46,15 +46,15 @@ impl<'a> Changed<'a> {
 }
 
 /// The first verified rescue of `x` (stranded on NEW's channel `new`, whose head `reach`
-/// describes); `keep` must keep their paths; `low` is the lowest stranded version of the
-/// channel (a `skipRange` covers the whole gap at once).
+/// describes); `keep` must keep their paths; `gap` holds the lowest and highest stranded
+/// versions of the channel (a `skipRange` covers the whole gap at once).
 pub(crate) fn find(
     old: Option<&Side<'_>>,
     new: &Side<'_>,
     reach: &Reach<'_>,
     x: &Installed,
     keep: &[Installed],
-    low: &Version,
+    gap: (&Version, &Version),
 ) -> Option<Rescue> {
     let head = reach.head_name();
     let kept = old.map(|o| keep_paths(o, new, reach, x, keep)).unwrap_or_default();
@@ -63,7 +63,7 @@ pub(crate) fn find(
             entries: one.clone(),
         });
     }
-    skip_range(new, reach, x, keep, low)
+    skip_range(new, reach, x, keep, gap)
         .or_else(|| {
             let mut changed = Changed::from(new);
             let h = reach.graph().head();
@@ -79,15 +79,18 @@ pub(crate) fn find(
         })
 }
 
-/// The head's `skipRange` widened to `>=low <head` (joined to the one it has with `||`).
+/// The head's `skipRange` made to cover the stranded versions `gap` (lowest, highest): a
+/// simple `>=A <B` range widened to `>=min(A, lowest) <B` (or `<head` when B does not cover
+/// the highest), any other range joined to `>=lowest <head` with `||`, no range set to that.
 fn skip_range(
     new: &Side<'_>,
     reach: &Reach<'_>,
     x: &Installed,
     keep: &[Installed],
-    low: &Version,
+    gap: (&Version, &Version),
 ) -> Option<Rescue> {
     let top = reach.head_version()?;
+    let (low, high) = gap;
     if !(low <= &x.version && &x.version < top) {
         return None;
     }
@@ -95,10 +98,13 @@ fn skip_range(
     let mut changed = Changed::from(new);
     let entry = changed.channel.entries.get_mut(h)?;
     let before = entry.skip_range.as_ref().map(|r| r.raw().to_string());
-    let gap = format!(">={low} <{top}");
-    let after = match &before {
-        Some(r) => format!("{r} || {gap}"),
-        None => gap,
+    let after = match before.as_deref().map(|r| (r, simple(r))) {
+        None => format!(">={low} <{top}"),
+        Some((_, Some((a, b)))) => {
+            let upper = if high < &b { b } else { top.clone() };
+            format!(">={} <{upper}", a.min(low.clone()))
+        }
+        Some((r, None)) => format!("{r} || >={low} <{top}"),
     };
     entry.skip_range = Some(VersionRange::parse(&after).ok()?);
     changed
@@ -108,6 +114,17 @@ fn skip_range(
             before,
             after,
         })
+}
+
+/// The bounds of a range written `>=A <B`.
+fn simple(range: &str) -> Option<(Version, Version)> {
+    let mut words = range.split_whitespace();
+    let a = words.next()?.strip_prefix(">=")?;
+    let b = words.next()?.strip_prefix('<')?;
+    if words.next().is_some() || a.is_empty() || b.is_empty() || b.starts_with('=') {
+        return None;
+    }
+    Some((Version::parse(a).ok()?, Version::parse(b).ok()?))
 }
 
 /// Sets of OLD's entries to keep, each verified, fewest first: walking OLD's channel from
@@ -204,4 +221,147 @@ fn verified(
     }
     kept.sort_by(|a, b| b.cmp(a));
     Some(kept.into_iter().map(|(_, n)| n).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{ChannelEntry, Origin};
+
+    /// (name, version, replaces, skipRange)
+    type Spec<'s> = (&'s str, &'s str, &'s str, &'s str);
+
+    fn channel(spec: &[Spec<'_>]) -> Channel {
+        Channel {
+            name: "stable".into(),
+            entries: spec
+                .iter()
+                .map(|&(name, _, replaces, range)| ChannelEntry {
+                    name: name.into(),
+                    replaces: (!replaces.is_empty()).then(|| replaces.into()),
+                    skips: Vec::new(),
+                    skip_range: (!range.is_empty()).then(|| VersionRange::parse(range).unwrap()),
+                    bundle: None,
+                })
+                .collect(),
+            origin: Origin {
+                file: "t".into(),
+                document: 1,
+                line: None,
+            },
+        }
+    }
+
+    fn versions(spec: &[Spec<'_>]) -> Vec<Version> {
+        spec.iter().map(|s| Version::parse(s.1).unwrap()).collect()
+    }
+
+    fn installed(name: &str, v: &str) -> Installed {
+        Installed {
+            name: name.into(),
+            version: Version::parse(v).unwrap(),
+        }
+    }
+
+    const OLD: &[Spec<'_>] = &[
+        ("a.1.0", "1.0.0", "", ""),
+        ("a.1.1", "1.1.0", "a.1.0", ""),
+        ("a.2.0", "2.0.0", "a.1.1", ""),
+    ];
+
+    #[test]
+    fn keeping_an_entry_that_would_be_a_second_head_is_rejected() {
+        let new_spec: &[Spec<'_>] = &[("a.2.0", "2.0.0", "", "")];
+        let (old_ch, new_ch) = (channel(OLD), channel(new_spec));
+        let (ov, nv) = (versions(OLD), versions(new_spec));
+        let old = Side {
+            channel: &old_ch,
+            versions: ov.iter().map(Some).collect(),
+        };
+        let new = Side {
+            channel: &new_ch,
+            versions: nv.iter().map(Some).collect(),
+        };
+        let reach = new.reach().unwrap();
+        let x = installed("a.1.0", "1.0.0");
+        assert!(!reach.reaches_installed(&x));
+        // a.1.1 is the one path of OLD; kept alone, nothing in NEW names it: two heads.
+        assert!(keep_paths(&old, &new, &reach, &x, &[]).is_empty());
+        let gap = (&x.version, &ov[1]);
+        assert_eq!(
+            find(Some(&old), &new, &reach, &x, &[], gap),
+            Some(Rescue::SetSkipRange {
+                head: "a.2.0".into(),
+                before: None,
+                after: ">=1.0.0 <2.0.0".into()
+            })
+        );
+    }
+
+    #[test]
+    fn keeping_the_missing_link_is_preferred_and_checked() {
+        // NEW keeps the head's replaces of a.1.1, which it dropped: keeping it rescues a.1.0.
+        let new_spec: &[Spec<'_>] = &[("a.2.0", "2.0.0", "a.1.1", "")];
+        let (old_ch, new_ch) = (channel(OLD), channel(new_spec));
+        let (ov, nv) = (versions(OLD), versions(new_spec));
+        let old = Side {
+            channel: &old_ch,
+            versions: ov.iter().map(Some).collect(),
+        };
+        let new = Side {
+            channel: &new_ch,
+            versions: nv.iter().map(Some).collect(),
+        };
+        let reach = new.reach().unwrap();
+        let x = installed("a.1.0", "1.0.0");
+        let keep = [installed("a.1.1", "1.1.0")];
+        assert_eq!(
+            find(Some(&old), &new, &reach, &x, &keep, (&x.version, &x.version)),
+            Some(Rescue::KeepEntries {
+                entries: vec!["a.1.1".into()]
+            })
+        );
+        // Without OLD's channel there is nothing to keep: the head's skipRange, then skips.
+        assert_eq!(
+            find(None, &new, &reach, &x, &keep, (&x.version, &x.version)),
+            Some(Rescue::SetSkipRange {
+                head: "a.2.0".into(),
+                before: None,
+                after: ">=1.0.0 <2.0.0".into()
+            })
+        );
+    }
+
+    #[test]
+    fn a_simple_range_is_widened_and_any_other_joined() {
+        assert_eq!(
+            simple(">=1.2.0 <1.4.0"),
+            Some((Version::new(1, 2, 0), Version::new(1, 4, 0)))
+        );
+        assert_eq!(simple("<1.4.0"), None);
+        assert_eq!(simple(">=1.0.0 <=1.4.0"), None);
+        assert_eq!(simple(">=1.0.0 <1.4.0 || >=2.0.0"), None);
+        for (before, after) in [
+            (">=1.2.0 <1.4.0", ">=1.0.0 <1.4.0"),
+            ("<1.3.0", "<1.3.0 || >=1.0.0 <2.0.0"),
+        ] {
+            let spec: &[Spec<'_>] = &[("a.2.0", "2.0.0", "", before)];
+            let ch = channel(spec);
+            let vs = versions(spec);
+            let new = Side {
+                channel: &ch,
+                versions: vs.iter().map(Some).collect(),
+            };
+            let reach = new.reach().unwrap();
+            let x = installed("gone", "1.0.0");
+            let v13 = Version::new(1, 3, 0);
+            let got = skip_range(&new, &reach, &x, &[], (&x.version, &v13));
+            let want = Rescue::SetSkipRange {
+                head: "a.2.0".into(),
+                before: Some(before.into()),
+                after: after.into(),
+            };
+            assert_eq!(got, Some(want), "{before}");
+        }
+    }
 }

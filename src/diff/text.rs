@@ -177,13 +177,15 @@ fn package(out: &mut String, p: &PackageDiff) {
         channel(out, c);
     }
     let name = |c: &Option<String>| c.clone().unwrap_or_else(|| "(none)".into());
-    if moved || d.unusable_after {
+    if moved {
         let _ = writeln!(
             out,
             "  default channel: {} → {}",
             name(&d.before),
             name(&d.after)
         );
+    } else if d.unusable_after {
+        let _ = writeln!(out, "  default channel: {}", name(&d.after));
     }
     if d.unusable_after {
         let _ = writeln!(
@@ -239,10 +241,10 @@ fn subscription(out: &mut String, s: &SubscriptionImpact) {
         (None, Some(f)) => format!("no channel: follows the default, {f}"),
         (None, None) => "no channel".to_string(),
     };
-    let installed = s
-        .installed
-        .as_ref()
-        .map_or_else(|| "nothing installed".to_string(), bundle);
+    let installed = s.installed.as_ref().map_or_else(
+        || "nothing installed".to_string(),
+        |b| format!("installed {}", bundle(b)),
+    );
     let status = match (s.status, s.reason) {
         (SubscriptionStatus::Ok, _) => "ok".to_string(),
         (SubscriptionStatus::Stranded, _) => format!(

@@ -1,0 +1,131 @@
+//! The catalog-diff scenarios of `tests/catalog-diff/`: each folder holds `old/` and `new/`
+//! (catalogs), optionally `state/` (a cluster's objects, given with `--state`), and what
+//! `deppy catalog diff old new` prints from inside the folder: `expected.txt` (text) and
+//! `expected.json` (`-o json`). The exit code must be the one the JSON's status names.
+//! Each scenario runs again with every catalog file's documents in reverse order, which must
+//! print the same bytes.
+//!
+//! Re-bless after a deliberate change with `DEPPY_BLESS=1 cargo test --test catalog_diff`,
+//! then review the differences with `git diff tests/catalog-diff`.
+
+#[path = "support/cli.rs"]
+mod support;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use support::deppy;
+
+const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
+
+fn folders() -> Vec<PathBuf> {
+    let root = Path::new(MANIFEST).join("tests/catalog-diff");
+    let mut out: Vec<PathBuf> = fs::read_dir(&root)
+        .expect("tests/catalog-diff")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.join("old").is_dir() && p.join("new").is_dir())
+        .collect();
+    out.sort();
+    assert!(out.len() >= 9, "only {} scenarios found", out.len());
+    out
+}
+
+/// What `deppy catalog diff old new [--state state] -o FORMAT` prints in `dir`, and its code.
+fn run(dir: &Path, format: &str) -> (String, i32) {
+    let mut args = vec!["catalog", "diff", "old", "new", "-o", format];
+    if dir.join("state").is_dir() {
+        args.extend(["--state", "state"]);
+    }
+    let ran = deppy(&args).dir(dir).run();
+    assert!(
+        ran.stderr.is_empty(),
+        "{}: stderr: {}",
+        dir.display(),
+        ran.stderr
+    );
+    (ran.stdout, ran.code.expect("an exit code"))
+}
+
+fn code_of(json: &str) -> i32 {
+    let v: serde_json::Value = serde_json::from_str(json).expect("JSON output");
+    match v["status"].as_str() {
+        Some("ok") => 0,
+        Some("broken") => 1,
+        Some("gaveUp") => 3,
+        other => panic!("status {other:?}"),
+    }
+}
+
+#[test]
+fn scenarios_match_expectations() {
+    let bless = std::env::var_os("DEPPY_BLESS").is_some();
+    let mut failures = Vec::new();
+    for dir in folders() {
+        let (text, code) = run(&dir, "text");
+        let (json, json_code) = run(&dir, "json");
+        assert_eq!(code, json_code, "{}", dir.display());
+        assert_eq!(code, code_of(&json), "{}: exit code", dir.display());
+        for (file, actual) in [("expected.txt", &text), ("expected.json", &json)] {
+            let path = dir.join(file);
+            let expected = fs::read_to_string(&path).unwrap_or_default();
+            if &expected == actual {
+                continue;
+            }
+            if bless {
+                fs::write(&path, actual).expect("write expectation");
+                continue;
+            }
+            failures.push(format!(
+                "{}: differs (re-bless with DEPPY_BLESS=1 cargo test --test catalog_diff):\n{}",
+                path.display(),
+                deppy::advanced::scenario::diff(&expected, actual)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Copies a scenario, reversing the documents of every catalog file.
+fn copy_reversed(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("dir");
+    for e in fs::read_dir(from).expect("readable") {
+        let e = e.expect("entry");
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if src.is_dir() {
+            copy_reversed(&src, &dst);
+            continue;
+        }
+        let text = fs::read_to_string(&src).expect("text");
+        let out = match src.extension().and_then(|x| x.to_str()) {
+            Some("yaml") => {
+                let mut docs: Vec<&str> = text
+                    .split("---\n")
+                    .filter(|d| !d.trim().is_empty())
+                    .collect();
+                docs.reverse();
+                docs.iter().map(|d| format!("---\n{d}")).collect()
+            }
+            _ => text,
+        };
+        fs::write(&dst, out).expect("write");
+    }
+}
+
+#[test]
+fn document_order_does_not_change_answers() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    for dir in folders() {
+        let copy = tmp.path().join(dir.file_name().expect("name"));
+        copy_reversed(&dir, &copy);
+        for (format, file) in [("text", "expected.txt"), ("json", "expected.json")] {
+            let expected = fs::read_to_string(dir.join(file)).unwrap_or_default();
+            let (actual, _) = run(&copy, format);
+            assert!(
+                actual == expected,
+                "{} with documents reversed, -o {format}:\n{}",
+                dir.display(),
+                deppy::advanced::scenario::diff(&expected, &actual)
+            );
+        }
+    }
+}
