@@ -66,6 +66,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<u8> {
         channels,
         subscriptions,
         solve: args.budget.options(),
+        skip_installability: false,
     };
     let answer = diff(old, new, &options);
     let text = render(&answer, args.output, || {

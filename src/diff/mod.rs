@@ -358,6 +358,8 @@ pub struct DiffOptions {
     pub subscriptions: Option<Vec<Subscribed>>,
     /// The budget of the installability checks.
     pub solve: SolveOptions,
+    /// Leave out the installability checks of the heads (and the lost providers stay).
+    pub skip_installability: bool,
 }
 
 /// Compares OLD with NEW (each one catalog, or several merged; a package is read from the
@@ -370,7 +372,9 @@ pub fn diff(old: CatalogSet, new: CatalogSet, options: &DiffOptions) -> CatalogD
         .iter()
         .map(|s| package::judge(old.catalogs(), new.catalogs(), s))
         .collect();
-    health::installability(&old, &new, &mut packages);
+    if !options.skip_installability {
+        health::installability(&old, &new, &mut packages);
+    }
     let subscriptions = match &options.subscriptions {
         Some(subs) => state::impacts(old.catalogs(), new.catalogs(), subs, &packages, options),
         None => Vec::new(),

@@ -3,9 +3,10 @@
 //! reaches the head, the head stays the head, and every bundle that reached it still does.
 //!
 //! Candidates, smallest first: keep one entry of OLD's channel; give the head a `skipRange`
-//! that covers the stranded versions (or widen the one it has with `||`); add the bundle to
-//! the head's `skips`; keep the several entries of OLD's channel on the shortest path of OLD
-//! from the bundle to an entry that reaches NEW's head.
+//! that covers the stranded versions (or widen the one it has); add the bundle to the head's
+//! `skips`; keep the several entries of OLD's channel on the shortest path of OLD from the
+//! bundle to an entry that reaches NEW's head. A change to the head is offered only when the
+//! head's version is above the bundle's: never a downgrade.
 
 use std::collections::VecDeque;
 
@@ -65,6 +66,10 @@ pub(crate) fn find(
     }
     skip_range(new, reach, x, keep, gap)
         .or_else(|| {
+            // Never a downgrade: the head must be above the bundle.
+            if reach.head_version().is_none_or(|top| &x.version >= top) {
+                return None;
+            }
             let mut changed = Changed::from(new);
             let h = reach.graph().head();
             changed.channel.entries.get_mut(h)?.skips.push(x.name.clone());
@@ -80,8 +85,9 @@ pub(crate) fn find(
 }
 
 /// The head's `skipRange` made to cover the stranded versions `gap` (lowest, highest): a
-/// simple `>=A <B` range widened to `>=min(A, lowest) <B` (or `<head` when B does not cover
-/// the highest), any other range joined to `>=lowest <head` with `||`, no range set to that.
+/// simple `>=A <B` range widened to `>=min(A, lowest) <B` (or `<max(B, head)` when B does not
+/// cover the highest), any other range joined to `>=lowest <head` with `||`, no range set to
+/// that.
 fn skip_range(
     new: &Side<'_>,
     reach: &Reach<'_>,
@@ -101,7 +107,8 @@ fn skip_range(
     let after = match before.as_deref().map(|r| (r, simple(r))) {
         None => format!(">={low} <{top}"),
         Some((_, Some((a, b)))) => {
-            let upper = if high < &b { b } else { top.clone() };
+            // Never narrower than it was.
+            let upper = if high < &b { b } else { b.max(top.clone()) };
             format!(">={} <{upper}", a.min(low.clone()))
         }
         Some((r, None)) => format!("{r} || >={low} <{top}"),
