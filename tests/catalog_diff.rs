@@ -8,6 +8,8 @@
 //! Re-bless after a deliberate change with `DEPPY_BLESS=1 cargo test --test catalog_diff`,
 //! then review the differences with `git diff tests/catalog-diff`.
 
+#[path = "../benches/support/heads_only.rs"]
+mod heads_only;
 #[path = "support/cli.rs"]
 mod support;
 
@@ -127,5 +129,30 @@ fn document_order_does_not_change_answers() {
                 deppy::advanced::scenario::diff(&expected, &actual)
             );
         }
+    }
+}
+
+/// `catalogs/community-v4.22-heads/` (the README's mirror) is the heads-only cut of
+/// `catalogs/community-v4.22/` (`benches/support/heads_only.rs`); re-bless writes it.
+#[test]
+fn shipped_heads_only_mirror_is_the_cut_of_community() {
+    let root = Path::new(MANIFEST).join("catalogs");
+    let (from, to) = (root.join("community-v4.22"), root.join("community-v4.22-heads"));
+    let cut = heads_only::cut_dir(&from);
+    assert_eq!(cut.len(), 29, "one file per package");
+    if std::env::var_os("DEPPY_BLESS").is_some() {
+        let _ = fs::remove_dir_all(&to);
+        heads_only::write_cut(&from, &to);
+    }
+    let shipped = heads_only::files(&to);
+    let made: Vec<PathBuf> = cut.iter().map(|(p, _)| p.clone()).collect();
+    assert_eq!(shipped, made, "the files of {}", to.display());
+    for (rel, text) in &cut {
+        let on_disk = fs::read_to_string(to.join(rel)).expect("a shipped file");
+        assert!(
+            &on_disk == text,
+            "{} differs from the cut (re-bless with DEPPY_BLESS=1 cargo test --test catalog_diff)",
+            rel.display()
+        );
     }
 }
