@@ -137,7 +137,10 @@ fn document_order_does_not_change_answers() {
 #[test]
 fn shipped_heads_only_mirror_is_the_cut_of_community() {
     let root = Path::new(MANIFEST).join("catalogs");
-    let (from, to) = (root.join("community-v4.22"), root.join("community-v4.22-heads"));
+    let (from, to) = (
+        root.join("community-v4.22"),
+        root.join("community-v4.22-heads"),
+    );
     let cut = heads_only::cut_dir(&from);
     assert_eq!(cut.len(), 29, "one file per package");
     if std::env::var_os("DEPPY_BLESS").is_some() {
@@ -155,4 +158,57 @@ fn shipped_heads_only_mirror_is_the_cut_of_community() {
             rel.display()
         );
     }
+}
+
+/// Bad input is exit 2 with an error naming what is wrong; YAML is the JSON's data.
+#[test]
+fn bad_input_and_formats() {
+    let dir = Path::new(MANIFEST).join("tests/catalog-diff/middle-of-chain-removed");
+    let cases: &[(&[&str], &str)] = &[
+        (&["catalog", "diff", "old", "no-such-dir"], "no-such-dir"),
+        (
+            &["catalog", "diff", "old", "new", "--channel", "nope"],
+            "--channel: OLD has no package \"nope\"",
+        ),
+        (
+            &["catalog", "diff", "old", "new", "--channel", "app/nope"],
+            "has no channel \"nope\"",
+        ),
+        (
+            &["catalog", "diff", "old", "new", "--channel", "app/"],
+            "PACKAGE/CHANNEL",
+        ),
+        (
+            &["catalog", "diff", "old", "new", "--source", "olm/x"],
+            "--state",
+        ),
+        (
+            &["catalog", "diff", "old", "new", "--state", "no-state"],
+            "no-state",
+        ),
+    ];
+    for (args, says) in cases {
+        let ran = deppy(args).dir(&dir).run();
+        assert_eq!(ran.code, Some(2), "{args:?}: {}", ran.stderr);
+        assert!(ran.stdout.is_empty(), "{args:?}: {}", ran.stdout);
+        assert!(ran.stderr.contains(says), "{args:?}: {}", ran.stderr);
+    }
+    let json = deppy(&["catalog", "diff", "old", "new", "-o", "json"])
+        .dir(&dir)
+        .run();
+    let yaml = deppy(&["catalog", "diff", "old", "new", "-o", "yaml"])
+        .dir(&dir)
+        .run()
+        .expect(1)
+        .stdout
+        .clone();
+    let from_yaml: serde_json::Value = serde_saphyr::from_str(&yaml).expect("YAML");
+    let from_json: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON");
+    assert_eq!(from_yaml, from_json);
+    // Filtered to the one channel: the same stranded bundle.
+    let ran = deppy(&["catalog", "diff", "old", "new", "--channel", "app/stable"])
+        .dir(&dir)
+        .run();
+    assert_eq!(ran.code, Some(1));
+    assert!(ran.stdout.contains("app.v1.1.0 (1.1.0)"), "{}", ran.stdout);
 }

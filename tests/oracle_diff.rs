@@ -68,10 +68,12 @@ fn names(list: impl IntoIterator<Item = String>) -> BTreeSet<String> {
 /// NEW with a rescue applied, as documents.
 fn rescued(old: &[Value], new: &[Value], package: &str, channel: &str, r: &Rescue) -> Vec<Value> {
     let mut out = new.to_vec();
-    let is_channel = |d: &Value| {
-        d["schema"] == "olm.channel" && d["package"] == package && d["name"] == channel
-    };
-    let ch = out.iter_mut().find(|d| is_channel(d)).expect("NEW's channel");
+    let is_channel =
+        |d: &Value| d["schema"] == "olm.channel" && d["package"] == package && d["name"] == channel;
+    let ch = out
+        .iter_mut()
+        .find(|d| is_channel(d))
+        .expect("NEW's channel");
     match r {
         Rescue::KeepEntries { entries } => {
             let old_ch = old.iter().find(|d| is_channel(d)).expect("OLD's channel");
@@ -175,8 +177,14 @@ fn compare(old: &[Value], new: &[Value]) -> Result<(), String> {
             let v = Version::parse(&s.version).expect("a version");
             let fixed = stranding::reaches(&n2, package, channel, &s.bundle, &v) == Some(true);
             let same_head = stranding::head(&n2, package, channel).as_ref() == Some(&j.head);
-            let old_ch = o.channels.iter().find(|x| &x.package == package && &x.name == channel);
-            let new_ch = n2.channels.iter().find(|x| &x.package == package && &x.name == channel);
+            let old_ch = o
+                .channels
+                .iter()
+                .find(|x| &x.package == package && &x.name == channel);
+            let new_ch = n2
+                .channels
+                .iter()
+                .find(|x| &x.package == package && &x.name == channel);
             let still = match (old_ch, new_ch) {
                 (Some(oc), Some(nc)) => {
                     let vs = |c: &Catalog| {
@@ -324,7 +332,12 @@ fn channel(name: &str, entries: Vec<Value>) -> Value {
 /// Points an entry's `replaces` past deleted entries (`gone` by version index) to the first
 /// one kept.
 fn repoint(e: &mut Value, list: &[Value], gone: impl Fn(usize) -> bool) {
-    let index = |n: &str| n.strip_prefix("p.v1.")?.strip_suffix(".0")?.parse::<usize>().ok();
+    let index = |n: &str| {
+        n.strip_prefix("p.v1.")?
+            .strip_suffix(".0")?
+            .parse::<usize>()
+            .ok()
+    };
     let mut target = e["replaces"].as_str().map(str::to_string);
     for _ in 0..list.len() {
         let Some(t) = target.clone().filter(|t| index(t).is_some_and(&gone)) else {
@@ -354,7 +367,11 @@ fn catalogs(c: &Case) -> (Vec<Value>, Vec<Value>) {
     if !fast.is_empty() {
         old.push(channel("fast", fast.clone()));
     }
-    old.extend((0..all.len()).filter(|i| !roll(all[*i].bundle, 5)).map(bundle));
+    old.extend(
+        (0..all.len())
+            .filter(|i| !roll(all[*i].bundle, 5))
+            .map(bundle),
+    );
     // NEW: delete entries (with their bundles) or bundles alone, redirect replaces.
     let deleted = |i: usize| roll(all[i].delete, 30);
     let bundle_gone = |i: usize| roll(all[i].delete, 40);
@@ -431,8 +448,15 @@ fn package_files() -> Vec<(String, Vec<Value>)> {
         let mut files = Vec::new();
         while let Some(p) = stack.pop() {
             if p.is_dir() {
-                stack.extend(std::fs::read_dir(&p).expect("dir").map(|e| e.expect("e").path()));
-            } else if matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "json")) {
+                stack.extend(
+                    std::fs::read_dir(&p)
+                        .expect("dir")
+                        .map(|e| e.expect("e").path()),
+                );
+            } else if matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "json")
+            ) {
                 files.push(p);
             }
         }
@@ -484,7 +508,10 @@ fn delete_at_random(docs: &[Value], rng: &mut oracle::Rng) -> Vec<Value> {
                 let mut target = e["replaces"].as_str().map(str::to_string);
                 let mut hops = 0;
                 while let Some(t) = target.clone().filter(|t| removed(t) && hops < 10_000) {
-                    target = replaces.iter().find(|(n, _)| *n == t).map(|(_, r)| r.clone());
+                    target = replaces
+                        .iter()
+                        .find(|(n, _)| *n == t)
+                        .map(|(_, r)| r.clone());
                     hops += 1;
                 }
                 match target {

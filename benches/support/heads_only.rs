@@ -61,9 +61,11 @@ fn head(channel: &Value) -> Option<&Value> {
         let skips = e.get("skips").and_then(Value::as_array);
         named.extend(skips.into_iter().flatten().filter_map(Value::as_str));
     }
-    let mut heads = entries
-        .iter()
-        .filter(|e| e.get("name").and_then(Value::as_str).is_some_and(|n| !named.contains(n)));
+    let mut heads = entries.iter().filter(|e| {
+        e.get("name")
+            .and_then(Value::as_str)
+            .is_some_and(|n| !named.contains(n))
+    });
     match (heads.next(), heads.next()) {
         (Some(h), None) => Some(h),
         _ => None,
@@ -80,7 +82,10 @@ pub fn cut(docs: &[Value]) -> Vec<Value> {
             Some(h) => heads.extend(key(h, "name").map(|n| (package.clone(), n))),
             None => {
                 let all = d["entries"].as_array().into_iter().flatten();
-                heads.extend(all.filter_map(|e| key(e, "name")).map(|n| (package.clone(), n)));
+                heads.extend(
+                    all.filter_map(|e| key(e, "name"))
+                        .map(|n| (package.clone(), n)),
+                );
             }
         }
     }
@@ -95,7 +100,10 @@ pub fn cut(docs: &[Value]) -> Vec<Value> {
                 out.push(d);
             }
             Some("olm.bundle") => {
-                let k = (key(d, "package").unwrap_or_default(), key(d, "name").unwrap_or_default());
+                let k = (
+                    key(d, "package").unwrap_or_default(),
+                    key(d, "name").unwrap_or_default(),
+                );
                 if heads.contains(&k) {
                     out.push(d.clone());
                 }

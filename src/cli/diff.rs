@@ -60,6 +60,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<u8> {
     };
     let old = load_sources(&[parse_source(&args.old)?])?;
     report::warnings(&old.warnings);
+    ChannelFilter::check_all(&channels, &old).map_err(|e| anyhow::anyhow!("--channel: {e}"))?;
     let new = load_sources(&[parse_source(&args.new)?])?;
     report::warnings(&new.warnings);
     let options = DiffOptions {

@@ -46,7 +46,7 @@ pub const EXIT_CODES: [(u8, &str); 5] = [
     ),
     (
         EXIT_FAILED,
-        "the answer is no: unsatisfiable; `why` TARGET not in the answer; `why-not` TARGET in it; an invalid catalog; a bundle not installable or a channel head that cannot be checked; scenario differences",
+        "the answer is no: unsatisfiable; `why` TARGET not in the answer; `why-not` TARGET in it; an invalid catalog; a bundle not installable or a channel head that cannot be checked; a catalog diff that strands or breaks something; scenario differences",
     ),
     (
         EXIT_BAD_INPUT,

@@ -57,17 +57,17 @@ fn verdicts(resolver: &Resolver, bundles: BTreeSet<BundleId>) -> BTreeMap<Bundle
 
 /// Adds to each package the heads that install on OLD and not on NEW. NEW's heads are
 /// checked first; OLD's only where NEW's does not install.
-pub(crate) fn installability(
-    old: &Resolver,
-    new: &Resolver,
-    packages: &mut [PackageDiff],
-) {
+pub(crate) fn installability(old: &Resolver, new: &Resolver, packages: &mut [PackageDiff]) {
     let pairs = pairs(old.catalogs(), new.catalogs(), packages);
     let after = verdicts(new, pairs.iter().map(|p| p.3).collect());
     let failing = |b: &BundleId| after.get(b).is_some_and(|v| *v != Verdict::Installable);
     let before = verdicts(
         old,
-        pairs.iter().filter(|p| failing(&p.3)).map(|p| p.2).collect(),
+        pairs
+            .iter()
+            .filter(|p| failing(&p.3))
+            .map(|p| p.2)
+            .collect(),
     );
     for (k, channel, a, b) in pairs {
         let (Some(now), Some(then)) = (after.get(&b), before.get(&a)) else {
@@ -112,7 +112,11 @@ pub(crate) fn lost_providers(
         return Vec::new();
     };
     let mut channels: BTreeSet<&str> = scope.channels.keys().map(String::as_str).collect();
-    channels.extend(n.default_channel.as_deref().filter(|_| scope.default.is_some()));
+    channels.extend(
+        n.default_channel
+            .as_deref()
+            .filter(|_| scope.default.is_some()),
+    );
     let heads: BTreeSet<BundleId> = channels.iter().filter_map(|c| head(n, c)).collect();
     let mut out = Vec::new();
     for b in heads.iter().filter_map(|b| new.bundle(*b)) {

@@ -336,6 +336,25 @@ impl ChannelFilter {
         })
     }
 
+    /// An error naming the first filter OLD has no package or channel for (a typo would
+    /// otherwise judge nothing and say nothing is stranded).
+    pub fn check_all(filters: &[ChannelFilter], old: &CatalogSet) -> Result<(), String> {
+        for f in filters {
+            let Some(p) = package::package(old, &f.package) else {
+                return Err(format!("OLD has no package {:?}", f.package));
+            };
+            if let Some(c) = &f.channel
+                && !p.channels.iter().any(|x| &x.name == c)
+            {
+                return Err(format!(
+                    "OLD's package {:?} has no channel {c:?}",
+                    f.package
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn admits(filters: &[ChannelFilter], package: &str, channel: Option<&str>) -> bool {
         filters.is_empty()
             || filters.iter().any(|f| {
@@ -420,8 +439,7 @@ fn status(packages: &[PackageDiff], subscriptions: &[SubscriptionImpact]) -> Dif
     };
     if gave_up {
         DiffStatus::GaveUp
-    } else if packages.iter().any(package_broken) || subscriptions.iter().any(subscription_broken)
-    {
+    } else if packages.iter().any(package_broken) || subscriptions.iter().any(subscription_broken) {
         DiffStatus::Broken
     } else {
         DiffStatus::Ok

@@ -54,7 +54,10 @@ impl<'a> Reach<'a> {
         }
         let head = graph.head();
         if !member.get(head).copied().unwrap_or(false) {
-            let name = graph.entry(head).map(|e| e.name.clone()).unwrap_or_default();
+            let name = graph
+                .entry(head)
+                .map(|e| e.name.clone())
+                .unwrap_or_default();
             return Err(Unusable::HeadWithoutBundle(name));
         }
         // Each member's predecessors: the members it is a direct successor of.

@@ -58,7 +58,9 @@ pub(crate) fn find(
     gap: (&Version, &Version),
 ) -> Option<Rescue> {
     let head = reach.head_name();
-    let kept = old.map(|o| keep_paths(o, new, reach, x, keep)).unwrap_or_default();
+    let kept = old
+        .map(|o| keep_paths(o, new, reach, x, keep))
+        .unwrap_or_default();
     if let Some(one) = kept.iter().find(|k| k.len() == 1) {
         return Some(Rescue::KeepEntries {
             entries: one.clone(),
@@ -72,7 +74,12 @@ pub(crate) fn find(
             }
             let mut changed = Changed::from(new);
             let h = reach.graph().head();
-            changed.channel.entries.get_mut(h)?.skips.push(x.name.clone());
+            changed
+                .channel
+                .entries
+                .get_mut(h)?
+                .skips
+                .push(x.name.clone());
             changed.rescues(head, x, keep).then(|| Rescue::AddSkips {
                 head: head.to_string(),
                 bundle: x.name.clone(),
@@ -323,7 +330,14 @@ mod tests {
         let x = installed("a.1.0", "1.0.0");
         let keep = [installed("a.1.1", "1.1.0")];
         assert_eq!(
-            find(Some(&old), &new, &reach, &x, &keep, (&x.version, &x.version)),
+            find(
+                Some(&old),
+                &new,
+                &reach,
+                &x,
+                &keep,
+                (&x.version, &x.version)
+            ),
             Some(Rescue::KeepEntries {
                 entries: vec!["a.1.1".into()]
             })

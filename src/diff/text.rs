@@ -351,7 +351,10 @@ fn summary(d: &CatalogDiff) -> String {
     );
     let info = match deprecations {
         0 => String::new(),
-        n => format!("; {} (information only)", count(n, "new deprecation", "new deprecations")),
+        n => format!(
+            "; {} (information only)",
+            count(n, "new deprecation", "new deprecations")
+        ),
     };
     match d.status {
         DiffStatus::Ok => format!("Nothing stranded or broken ({compared}){info}."),

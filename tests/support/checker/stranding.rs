@@ -157,7 +157,12 @@ pub fn judge_channel(
     let mut members: Vec<(Version, String)> = old
         .entries
         .iter()
-        .filter_map(|e| Some((old_v.get(&(old.package.clone(), e.name.clone()))?.clone(), e.name.clone())))
+        .filter_map(|e| {
+            Some((
+                old_v.get(&(old.package.clone(), e.name.clone()))?.clone(),
+                e.name.clone(),
+            ))
+        })
         .collect();
     // Highest version first, then by name.
     members.sort_by(|a, b| b.0.precedence(&a.0).then_with(|| build_order(a, b)));
@@ -191,7 +196,13 @@ fn build_order(a: &(Version, String), b: &(Version, String)) -> std::cmp::Orderi
 }
 
 /// Whether the installed bundle reaches the head of NEW's channel.
-pub fn reaches(new: &Catalog, package: &str, channel: &str, name: &str, version: &Version) -> Option<bool> {
+pub fn reaches(
+    new: &Catalog,
+    package: &str,
+    channel: &str,
+    name: &str,
+    version: &Version,
+) -> Option<bool> {
     let v = versions(new);
     let ch = new
         .channels
