@@ -388,7 +388,7 @@ fn catalogs(c: &Case) -> (Vec<Value>, Vec<Value>) {
                 e["replaces"] = json!(name(first + usize::from(d.redirect.1) % k));
             } else if roll(d.redirect.0, 75) {
                 // As a maintainer does: past the deleted entries to the one they replaced.
-                repoint(&mut e, list, |n| deleted(n));
+                repoint(&mut e, list, deleted);
             }
             out.push(e);
         }

@@ -85,8 +85,11 @@ pub(crate) fn impacts(
         let Some(old_pkg) = package(old, &sub.package) else {
             continue;
         };
-        let old_channel = sub.channel.clone().or(old_pkg.default_channel.clone());
-        if !ChannelFilter::admits(&options.channels, &sub.package, old_channel.as_deref()) {
+        let old_channel = sub
+            .channel
+            .as_deref()
+            .or(old_pkg.default_channel.as_deref());
+        if !ChannelFilter::admits(&options.channels, &sub.package, old_channel) {
             continue;
         }
         let new_pkg = package(new, &sub.package);
@@ -108,47 +111,51 @@ pub(crate) fn impacts(
             reason: None,
             rescue: None,
         };
-        let stuck = |why| (SubscriptionStatus::Stuck, Some(why));
-        let (status, reason) = match (new_pkg, follows.as_deref()) {
-            (None, _) => stuck(SubscriptionReason::PackageRemoved),
-            (Some(_), None) => stuck(SubscriptionReason::ChannelRemoved),
-            (Some(n), Some(f)) => match Side::find(new, n, f) {
-                None => stuck(SubscriptionReason::ChannelRemoved),
-                Some(new_side) => match new_side.reach() {
-                    Err(_) => stuck(SubscriptionReason::ChannelBroken),
-                    Ok(reach) => {
-                        let old_side = old_channel
-                            .as_deref()
-                            .and_then(|c| Side::find(old, old_pkg, c));
-                        let judged: Vec<Installed> = sub.installed().into_iter().collect();
-                        let v = judge_members(old_side.as_ref(), &new_side, &reach, &judged);
-                        let head_fails = (packages.iter())
-                            .filter(|p| p.package == sub.package)
-                            .flat_map(|p| &p.installability)
-                            .any(|i| i.channel == f && i.before && !i.after);
-                        if let Some(s) = v.stranded.into_iter().next() {
-                            impact.rescue = s.rescue;
-                            (
-                                SubscriptionStatus::Stranded,
-                                Some(SubscriptionReason::NoPathToHead),
-                            )
-                        } else if !v.already.is_empty() {
-                            (
-                                SubscriptionStatus::AlreadyStranded,
-                                Some(SubscriptionReason::NoPathToHead),
-                            )
-                        } else if head_fails {
-                            stuck(SubscriptionReason::HeadNotInstallable)
-                        } else {
-                            (SubscriptionStatus::Ok, None)
-                        }
-                    }
-                },
-            },
+        let old_side = old_channel.and_then(|c| Side::find(old, old_pkg, c));
+        let new_side = match (new_pkg, follows.as_deref()) {
+            (None, _) => Err(SubscriptionReason::PackageRemoved),
+            (Some(n), Some(f)) => Side::find(new, n, f).ok_or(SubscriptionReason::ChannelRemoved),
+            (Some(_), None) => Err(SubscriptionReason::ChannelRemoved),
         };
-        impact.status = status;
-        impact.reason = reason;
+        match new_side {
+            Ok(new_side) => judge(&mut impact, sub, old_side.as_ref(), &new_side, packages),
+            Err(why) => stuck(&mut impact, why),
+        }
         out.push(impact);
     }
     out
+}
+
+fn stuck(impact: &mut SubscriptionImpact, why: SubscriptionReason) {
+    impact.status = SubscriptionStatus::Stuck;
+    impact.reason = Some(why);
+}
+
+/// Judges one Subscription against the channel of NEW it follows.
+fn judge(
+    impact: &mut SubscriptionImpact,
+    sub: &Subscribed,
+    old: Option<&Side<'_>>,
+    new: &Side<'_>,
+    packages: &[PackageDiff],
+) {
+    let Ok(reach) = new.reach() else {
+        return stuck(impact, SubscriptionReason::ChannelBroken);
+    };
+    let judged: Vec<Installed> = sub.installed().into_iter().collect();
+    let verdicts = judge_members(old, new, &reach, &judged);
+    let head_fails = (packages.iter())
+        .filter(|p| p.package == sub.package)
+        .flat_map(|p| &p.installability)
+        .any(|i| i.channel == new.channel.name && i.before && !i.after);
+    if let Some(s) = verdicts.stranded.into_iter().next() {
+        impact.status = SubscriptionStatus::Stranded;
+        impact.reason = Some(SubscriptionReason::NoPathToHead);
+        impact.rescue = s.rescue;
+    } else if !verdicts.already.is_empty() {
+        impact.status = SubscriptionStatus::AlreadyStranded;
+        impact.reason = Some(SubscriptionReason::NoPathToHead);
+    } else if head_fails {
+        stuck(impact, SubscriptionReason::HeadNotInstallable);
+    }
 }
