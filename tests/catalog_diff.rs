@@ -212,3 +212,26 @@ fn bad_input_and_formats() {
     assert_eq!(ran.code, Some(1));
     assert!(ran.stdout.contains("app.v1.1.0 (1.1.0)"), "{}", ran.stdout);
 }
+
+/// The time budget holds for the whole command: past it, the packages not judged yet are
+/// named and the exit code is 3.
+#[test]
+fn the_time_budget_covers_the_diff() {
+    let dir = Path::new(MANIFEST).join("tests/catalog-diff/middle-of-chain-removed");
+    let ran = deppy(&[
+        "catalog",
+        "diff",
+        "old",
+        "new",
+        "--timeout",
+        "0",
+        "-o",
+        "json",
+    ])
+    .dir(&dir)
+    .run();
+    assert_eq!(ran.code, Some(3), "{}", ran.stderr);
+    let v: serde_json::Value = serde_json::from_str(&ran.stdout).expect("JSON");
+    assert_eq!(v["status"], "gaveUp");
+    assert_eq!(v["notJudged"], serde_json::json!(["app"]));
+}

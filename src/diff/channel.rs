@@ -51,6 +51,15 @@ impl<'a> Side<'a> {
     }
 }
 
+/// OLD's channel with the reachability of its head (None: it has no usable order).
+#[derive(Clone, Copy)]
+pub(crate) struct Old<'s, 'a> {
+    /// The channel.
+    pub side: &'s Side<'a>,
+    /// Its head's reachability.
+    pub reach: Option<&'s Reach<'a>>,
+}
+
 /// How the judged bundles of OLD's channel fare against NEW's.
 #[derive(Debug, Default)]
 pub(crate) struct Verdicts {
@@ -78,13 +87,13 @@ fn by_version_down(list: &mut [Installed]) {
 /// NEW's channel `new`, whose head `reach` describes; each stranded bundle gets the smallest
 /// verified rescue.
 pub(crate) fn judge_members(
-    old: Option<&Side<'_>>,
+    old: Option<Old<'_, '_>>,
     new: &Side<'_>,
     reach: &Reach<'_>,
     judged: &[Installed],
 ) -> Verdicts {
-    let old_reach = old.and_then(|s| s.reach().ok());
-    let mut members = old.map(Side::members).unwrap_or_else(|| judged.to_vec());
+    let old_reach = old.and_then(|o| o.reach);
+    let mut members = old.map_or_else(|| judged.to_vec(), |o| o.side.members());
     by_version_down(&mut members);
     let last_reaching = members
         .iter()
@@ -99,7 +108,7 @@ pub(crate) fn judge_members(
         if reach.reaches_installed(x) {
             continue;
         }
-        match old_reach.as_ref().is_none_or(|r| r.reaches_installed(x)) {
+        match old_reach.is_none_or(|r| r.reaches_installed(x)) {
             true => stranded.push(x.clone()),
             false => already.push(bundle_ref(x)),
         }
@@ -111,17 +120,12 @@ pub(crate) fn judge_members(
         .collect();
     keep.sort();
     keep.dedup();
-    let low = stranded.iter().map(|x| &x.version).min().cloned();
-    let high = stranded.iter().map(|x| &x.version).max().cloned();
-    let stranded = stranded
-        .iter()
-        .map(|x| Stranded {
+    let rescues = rescue::rescues(old, new, reach, &stranded, &keep);
+    let stranded = (stranded.iter().zip(rescues))
+        .map(|(x, rescue)| Stranded {
             bundle: x.name.clone(),
             version: x.version.to_string(),
-            rescue: low
-                .as_ref()
-                .zip(high.as_ref())
-                .and_then(|gap| rescue::find(old, new, reach, x, &keep, gap)),
+            rescue,
         })
         .collect();
     Verdicts {
@@ -153,6 +157,10 @@ pub(crate) fn judge(
 ) -> ChannelDiff {
     let old = Side::find(old_set, old_pkg, name);
     let old_reach = old.as_ref().and_then(|s| s.reach().ok());
+    let old_channel = old.as_ref().map(|side| Old {
+        side,
+        reach: old_reach.as_ref(),
+    });
     let mut out = ChannelDiff {
         channel: name.to_string(),
         stranded: Vec::new(),
@@ -170,7 +178,10 @@ pub(crate) fn judge(
     };
     let Some(new) = Side::find(new_set, new_pkg, name) else {
         out.removed = true;
-        out.renamed_to = old.as_ref().and_then(|o| renamed_to(o, old_pkg, new_pkg));
+        let head = old_reach.as_ref().map(Reach::head_name);
+        out.renamed_to = old
+            .as_ref()
+            .and_then(|o| renamed_to(o, head, old_pkg, new_pkg));
         return out;
     };
     let reach = match new.reach() {
@@ -189,7 +200,7 @@ pub(crate) fn judge(
         (Some(before), Some(after)) if after < before
     );
     let all = old.as_ref().map(Side::members).unwrap_or_default();
-    let verdicts = judge_members(old.as_ref(), &new, &reach, judged.unwrap_or(&all));
+    let verdicts = judge_members(old_channel, &new, &reach, judged.unwrap_or(&all));
     out.stranded = verdicts.stranded;
     out.already_stranded = verdicts.already;
     out.last_reaching = verdicts.last_reaching;
@@ -198,8 +209,12 @@ pub(crate) fn judge(
 
 /// The channel of NEW (one OLD has not) that holds OLD's head, else the one that holds most
 /// of OLD's entries; None when no new channel shares an entry.
-fn renamed_to(old: &Side<'_>, old_pkg: &Package, new_pkg: &Package) -> Option<String> {
-    let head = old.reach().ok().map(|r| r.head_name().to_string());
+fn renamed_to(
+    old: &Side<'_>,
+    head: Option<&str>,
+    old_pkg: &Package,
+    new_pkg: &Package,
+) -> Option<String> {
     let fresh = new_pkg
         .channels
         .iter()
@@ -207,7 +222,7 @@ fn renamed_to(old: &Side<'_>, old_pkg: &Package, new_pkg: &Package) -> Option<St
     let mut best: Option<(bool, usize, &str)> = None;
     for c in fresh {
         let has = |name: &str| c.entries.iter().any(|e| e.name == name);
-        let holds_head = head.as_deref().is_some_and(has);
+        let holds_head = head.is_some_and(has);
         let shared = old.channel.entries.iter().filter(|e| has(&e.name)).count();
         if shared == 0 {
             continue;

@@ -36,6 +36,7 @@ mod state;
 mod text;
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use serde::Serialize;
 
@@ -54,7 +55,7 @@ pub enum DiffStatus {
     Ok,
     /// Something is stranded or broken.
     Broken,
-    /// A budget ran out before every head was checked.
+    /// A budget ran out before every package was judged or every head checked.
     GaveUp,
 }
 
@@ -72,6 +73,9 @@ pub struct CatalogDiff {
     pub packages: Vec<PackageDiff>,
     /// With a cluster's state: each Subscription judged, by namespace and name.
     pub subscriptions: Vec<SubscriptionImpact>,
+    /// Packages left unjudged because the time budget ran out (status `gaveUp`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_judged: Vec<String>,
 }
 
 /// One package of OLD.
@@ -387,10 +391,17 @@ pub fn diff(old: CatalogSet, new: CatalogSet, options: &DiffOptions) -> CatalogD
     let old = Resolver::new(Arc::new(old)).with_options(options.solve.clone());
     let new = Resolver::new(Arc::new(new)).with_options(options.solve.clone());
     let scope = package::scope(old.catalogs(), options);
-    let mut packages: Vec<PackageDiff> = scope
-        .iter()
-        .map(|s| package::judge(old.catalogs(), new.catalogs(), s))
-        .collect();
+    // The time budget is looked at between packages: one in progress is finished.
+    let deadline = options.solve.deadline_from(Instant::now());
+    let mut packages: Vec<PackageDiff> = Vec::new();
+    let mut not_judged = Vec::new();
+    for s in &scope {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            not_judged.push(s.package.clone());
+        } else {
+            packages.push(package::judge(old.catalogs(), new.catalogs(), s));
+        }
+    }
     if !options.skip_installability {
         health::installability(&old, &new, &mut packages);
     }
@@ -398,13 +409,17 @@ pub fn diff(old: CatalogSet, new: CatalogSet, options: &DiffOptions) -> CatalogD
         Some(subs) => state::impacts(old.catalogs(), new.catalogs(), subs, &packages, options),
         None => Vec::new(),
     };
-    let status = status(&packages, &subscriptions);
+    let status = match status(&packages, &subscriptions) {
+        _ if !not_judged.is_empty() => DiffStatus::GaveUp,
+        s => s,
+    };
     CatalogDiff {
         status,
         old: catalog_name(old.catalogs()),
         new: catalog_name(new.catalogs()),
         packages,
         subscriptions,
+        not_judged,
     }
 }
 

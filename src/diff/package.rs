@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::channel::{self, Side, judge_members};
+use super::channel::{self, Old, Side, judge_members};
 use super::reach::Installed;
 use super::{ChannelFilter, DefaultChannelChange, DiffOptions, NewDeprecation, PackageDiff};
 use crate::catalog::{CatalogSet, DeprecationRef, Package};
@@ -151,20 +151,26 @@ fn default_channel(
     let Some(new_pkg) = new_pkg else {
         return out;
     };
-    let old_side = before.as_deref().and_then(|b| Side::find(old, old_pkg, b));
-    let usable_before = old_side.as_ref().is_some_and(|s| s.reach().is_ok());
     let new_side = after.as_deref().and_then(|a| Side::find(new, new_pkg, a));
     let reach = new_side.as_ref().map(Side::reach);
+    let moved = before != after;
+    if !moved && reach.is_some() {
+        // The same channel: its own entry says what became of it.
+        return out;
+    }
+    let old_side = before.as_deref().and_then(|b| Side::find(old, old_pkg, b));
+    let old_reach = old_side.as_ref().and_then(|s| s.reach().ok());
+    let old_channel = old_side.as_ref().map(|side| Old {
+        side,
+        reach: old_reach.as_ref(),
+    });
     match (&new_side, reach) {
-        (Some(new_side), Some(Ok(reach))) if before != after => {
+        (Some(new_side), Some(Ok(reach))) => {
             let all = old_side.as_ref().map(Side::members).unwrap_or_default();
             let judged = judged.unwrap_or(&all);
-            out.stranded = judge_members(old_side.as_ref(), new_side, &reach, judged).stranded;
+            out.stranded = judge_members(old_channel, new_side, &reach, judged).stranded;
         }
-        (_, Some(Ok(_))) => {}
-        // The same channel with no head: its own entry says so (`brokenAfter`).
-        (_, Some(Err(_))) => out.unusable_after = usable_before && before != after,
-        (_, None) => out.unusable_after = usable_before,
+        _ => out.unusable_after = old_reach.is_some(),
     }
     out
 }

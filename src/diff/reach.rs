@@ -5,6 +5,8 @@
 
 use std::collections::VecDeque;
 
+use rustc_hash::FxHashMap;
+
 use crate::catalog::{Channel, ChannelError, ChannelGraph};
 use crate::version::Version;
 
@@ -27,6 +29,8 @@ pub(crate) enum Unusable {
 }
 
 /// One channel's upgrade graph with, for each entry, whether the head is reachable from it.
+/// Edges are indexed: the members that replace or skip a name, by that name, and the members
+/// with a `skipRange`; building is linear in the channel plus members × ranged members.
 #[derive(Debug)]
 pub(crate) struct Reach<'a> {
     graph: ChannelGraph<'a>,
@@ -34,6 +38,16 @@ pub(crate) struct Reach<'a> {
     versions: Vec<Option<&'a Version>>,
     /// Entries from which the head is reachable (members of the order only).
     reaches: Vec<bool>,
+    /// Entries on the order with a bundle.
+    member: Vec<bool>,
+    /// Members whose `replaces` or `skips` names a bundle, by that name.
+    by_name: FxHashMap<&'a str, Vec<usize>>,
+    /// Members with a `skipRange`.
+    ranged: Vec<usize>,
+    /// Of those, the ones that reach the head.
+    ranged_reaching: Vec<usize>,
+    /// The work of one build: entries times ranged members.
+    cost: usize,
 }
 
 impl<'a> Reach<'a> {
@@ -60,41 +74,84 @@ impl<'a> Reach<'a> {
                 .unwrap_or_default();
             return Err(Unusable::HeadWithoutBundle(name));
         }
-        // Each member's predecessors: the members it is a direct successor of.
-        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut by_name: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        let mut ranged = Vec::new();
         for (i, e) in channel.entries.iter().enumerate() {
-            let Some(Some(v)) = versions.get(i) else {
-                continue;
-            };
             if !member.get(i).copied().unwrap_or(false) {
                 continue;
             }
-            for (s, _) in graph.successors(&e.name, v) {
-                if member.get(s).copied().unwrap_or(false)
-                    && let Some(p) = preds.get_mut(s)
-                {
+            let named = e.replaces.iter().chain(&e.skips);
+            for name in named {
+                let list = by_name.entry(name.as_str()).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+            if e.skip_range.is_some() {
+                ranged.push(i);
+            }
+        }
+        let mut reach = Reach {
+            graph,
+            versions,
+            reaches: vec![false; n],
+            member,
+            cost: n.saturating_mul(ranged.len() + 1),
+            by_name,
+            ranged,
+            ranged_reaching: Vec::new(),
+        };
+        // Each member's predecessors: the members it is a direct successor of.
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, e) in channel.entries.iter().enumerate() {
+            let Some(Some(v)) = reach.versions.get(i) else {
+                continue;
+            };
+            if !reach.member.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            for s in reach.successors(&e.name, v, &reach.ranged) {
+                if let Some(p) = preds.get_mut(s) {
                     p.push(i);
                 }
             }
         }
-        let mut reaches = vec![false; n];
         let mut queue = VecDeque::from([head]);
-        if let Some(r) = reaches.get_mut(head) {
+        if let Some(r) = reach.reaches.get_mut(head) {
             *r = true;
         }
         while let Some(s) = queue.pop_front() {
             for &p in preds.get(s).map_or(&[][..], Vec::as_slice) {
-                if let Some(r @ false) = reaches.get_mut(p) {
+                if let Some(r @ false) = reach.reaches.get_mut(p) {
                     *r = true;
                     queue.push_back(p);
                 }
             }
         }
-        Ok(Reach {
-            graph,
-            versions,
-            reaches,
-        })
+        let reaches = &reach.reaches;
+        reach.ranged_reaching = (reach.ranged.iter().copied())
+            .filter(|&i| reaches.get(i).copied().unwrap_or(false))
+            .collect();
+        Ok(reach)
+    }
+
+    /// The direct successors of an installed bundle among the members (docs/semantics.md §4):
+    /// members other than itself that replace it, skip it, or hold its version in their
+    /// `skipRange` (of the members `ranged`). Costs the number of ranged members.
+    fn successors<'s>(
+        &'s self,
+        name: &'s str,
+        version: &'s Version,
+        ranged: &'s [usize],
+    ) -> impl Iterator<Item = usize> + 's {
+        let entries = &self.graph.channel().entries;
+        let not_itself = move |i: &usize| entries.get(*i).is_some_and(|e| e.name != name);
+        let named = self.by_name.get(name).into_iter().flatten().copied();
+        let ranged = ranged.iter().copied().filter(move |&i| {
+            let range = entries.get(i).and_then(|e| e.skip_range.as_ref());
+            range.is_some_and(|r| r.matches(version))
+        });
+        named.chain(ranged).filter(not_itself)
     }
 
     /// The head entry's name.
@@ -117,12 +174,24 @@ impl<'a> Reach<'a> {
     /// Whether an installed bundle has an upgrade path to the head: it is the head, or a
     /// direct successor of it reaches the head.
     pub(crate) fn reaches(&self, name: &str, version: &Version) -> bool {
+        // A member at its own version: known from the build.
+        if let Some(i) = self.graph.index_of(name)
+            && self.member.get(i) == Some(&true)
+            && self.versions.get(i).copied().flatten() == Some(version)
+        {
+            return self.reaches.get(i) == Some(&true);
+        }
         name == self.head_name()
             || self
-                .graph
-                .successors(name, version)
-                .iter()
-                .any(|&(i, _)| self.reaches.get(i).copied().unwrap_or(false))
+                .successors(name, version, &self.ranged_reaching)
+                .any(|i| self.reaches.get(i).copied().unwrap_or(false))
+    }
+
+    /// The members that are direct successors of an installed bundle, and the work it took
+    /// to find them (the number of ranged members looked at).
+    pub(crate) fn successors_of(&self, name: &str, version: &Version) -> (Vec<usize>, usize) {
+        let found = self.successors(name, version, &self.ranged).collect();
+        (found, self.ranged.len() + 1)
     }
 
     /// As [`Reach::reaches`], for an installed bundle.
@@ -133,6 +202,11 @@ impl<'a> Reach<'a> {
     /// Whether the channel has an entry of this name (a member or not).
     pub(crate) fn has_entry(&self, name: &str) -> bool {
         self.graph.index_of(name).is_some()
+    }
+
+    /// The work one build of this channel took, roughly: entries times ranged members.
+    pub(crate) fn cost(&self) -> usize {
+        self.cost
     }
 }
 

@@ -7,18 +7,29 @@
 //! `skips`; keep the several entries of OLD's channel on the shortest path of OLD from the
 //! bundle to an entry that reaches NEW's head. A change to the head is offered only when the
 //! head's version is above the bundle's: never a downgrade.
+//!
+//! The `skipRange` change is the same for every stranded bundle of a channel: it is checked
+//! once. The others are looked for and checked per bundle, within a budget of work per
+//! channel (`WORK`: entries looked at, rebuilds costed at entries × ranged entries), so a
+//! channel of many thousands of stranded entries stays fast; a bundle the budget no longer
+//! reaches gets the `skipRange` change only.
 
 use std::collections::VecDeque;
 
 use super::Rescue;
-use super::channel::Side;
+use super::channel::{Old, Side};
 use super::reach::{Installed, Reach};
-use crate::catalog::{Channel, ChannelGraph};
+use crate::catalog::Channel;
 use crate::range::VersionRange;
 use crate::version::Version;
 
-/// At most this many paths of OLD are tried as sets of entries to keep.
-const PATHS_TRIED: usize = 8;
+/// The work the rescues of one channel may take: entries looked at while walking OLD's
+/// channel, and each rebuild of NEW's at entries × ranged entries.
+const WORK: usize = 20_000_000;
+/// A walk of OLD's channel for entries to keep looks at this many entries at most, and keeps
+/// at most this many.
+const WALK_SEEN: usize = 64;
+const MAX_KEPT: usize = 4;
 
 /// NEW's channel with a change applied.
 struct Changed<'a> {
@@ -33,78 +44,217 @@ impl<'a> Changed<'a> {
             versions: new.versions.clone(),
         }
     }
-
-    /// True when, after the change, `x` reaches the head, the head is `head`, and every
-    /// bundle of `keep` still reaches it.
-    fn rescues(&self, head: &str, x: &Installed, keep: &[Installed]) -> bool {
-        let Ok(reach) = Reach::build(&self.channel, self.versions.clone()) else {
-            return false;
-        };
-        reach.head_name() == head
-            && reach.reaches_installed(x)
-            && keep.iter().all(|k| reach.reaches_installed(k))
-    }
 }
 
-/// The first verified rescue of `x` (stranded on NEW's channel `new`, whose head `reach`
-/// describes); `keep` must keep their paths; `gap` holds the lowest and highest stranded
-/// versions of the channel (a `skipRange` covers the whole gap at once).
-pub(crate) fn find(
-    old: Option<&Side<'_>>,
-    new: &Side<'_>,
-    reach: &Reach<'_>,
-    x: &Installed,
-    keep: &[Installed],
-    gap: (&Version, &Version),
-) -> Option<Rescue> {
-    let head = reach.head_name();
-    let kept = old
-        .map(|o| keep_paths(o, new, reach, x, keep))
-        .unwrap_or_default();
-    if let Some(one) = kept.iter().find(|k| k.len() == 1) {
-        return Some(Rescue::KeepEntries {
-            entries: one.clone(),
-        });
-    }
-    skip_range(new, reach, x, keep, gap)
-        .or_else(|| {
-            // Never a downgrade: the head must be above the bundle.
-            if reach.head_version().is_none_or(|top| &x.version >= top) {
-                return None;
-            }
-            let mut changed = Changed::from(new);
-            let h = reach.graph().head();
-            changed
-                .channel
-                .entries
-                .get_mut(h)?
-                .skips
-                .push(x.name.clone());
-            changed.rescues(head, x, keep).then(|| Rescue::AddSkips {
-                head: head.to_string(),
-                bundle: x.name.clone(),
-            })
+/// Whether `reach` (a changed channel) still has `head`, and every bundle of `keep` reaches it.
+fn keeps(reach: &Reach<'_>, head: &str, keep: &[Installed]) -> bool {
+    reach.head_name() == head && keep.iter().all(|k| reach.reaches_installed(k))
+}
+
+/// The rescues of one channel's stranded bundles.
+struct Rescuer<'s, 'a> {
+    /// OLD's channel, when it has an order to walk.
+    old: Option<(&'s Side<'a>, &'s Reach<'a>)>,
+    new: &'s Side<'a>,
+    reach: &'s Reach<'a>,
+    keep: &'s [Installed],
+    work_left: usize,
+}
+
+/// The verified rescue of each of `stranded` (in order; None where no change tried passed),
+/// on NEW's channel `new` whose head `reach` describes; `keep` must keep their paths.
+pub(crate) fn rescues<'s, 'a>(
+    old: Option<Old<'s, 'a>>,
+    new: &'s Side<'a>,
+    reach: &'s Reach<'a>,
+    stranded: &[Installed],
+    keep: &'s [Installed],
+) -> Vec<Option<Rescue>> {
+    let (Some(low), Some(high)) = (
+        stranded.iter().map(|x| &x.version).min(),
+        stranded.iter().map(|x| &x.version).max(),
+    ) else {
+        return Vec::new();
+    };
+    let group = skip_range(new, reach, (low, high));
+    let group = group.as_ref().and_then(|(rescue, changed)| {
+        let built = Reach::build(&changed.channel, changed.versions.clone()).ok()?;
+        keeps(&built, reach.head_name(), keep).then_some((rescue, built))
+    });
+    let old = old.and_then(|o| Some((o.side, o.reach?)));
+    let mut r = Rescuer {
+        old,
+        new,
+        reach,
+        keep,
+        work_left: WORK,
+    };
+    stranded
+        .iter()
+        .map(|x| {
+            let by_range = (group.as_ref())
+                .filter(|(_, built)| built.reaches_installed(x))
+                .map(|(rescue, _)| (*rescue).clone());
+            r.find(x, by_range)
         })
-        .or_else(|| {
+        .collect()
+}
+
+impl<'s, 'a> Rescuer<'s, 'a> {
+    /// Takes `work` from the budget; false when it does not hold that much.
+    fn spend(&mut self, work: usize) -> bool {
+        match self.work_left.checked_sub(work) {
+            Some(left) => {
+                self.work_left = left;
+                true
+            }
+            None => {
+                self.work_left = 0;
+                false
+            }
+        }
+    }
+
+    /// Whether the channel with `changed` applied rescues `x` (a rebuild, from the budget).
+    fn rescues(&mut self, changed: &Changed<'_>, x: &Installed) -> bool {
+        if !self.spend(self.reach.cost()) {
+            return false;
+        }
+        let Ok(reach) = Reach::build(&changed.channel, changed.versions.clone()) else {
+            return false;
+        };
+        keeps(&reach, self.reach.head_name(), self.keep) && reach.reaches_installed(x)
+    }
+
+    /// The first verified rescue of `x`; `by_range` is the channel's `skipRange` change when
+    /// it rescues `x`.
+    fn find(&mut self, x: &Installed, by_range: Option<Rescue>) -> Option<Rescue> {
+        let kept = self.keep_paths(x);
+        if let Some(one) = kept.iter().find(|k| k.len() == 1) {
+            return Some(Rescue::KeepEntries {
+                entries: one.clone(),
+            });
+        }
+        by_range.or_else(|| self.add_skips(x)).or_else(|| {
             let several = kept.into_iter().next()?;
             Some(Rescue::KeepEntries { entries: several })
         })
+    }
+
+    /// `x` added to the head's `skips`, when the head is above it.
+    fn add_skips(&mut self, x: &Installed) -> Option<Rescue> {
+        if self
+            .reach
+            .head_version()
+            .is_none_or(|top| &x.version >= top)
+        {
+            return None;
+        }
+        let mut changed = Changed::from(self.new);
+        let h = self.reach.graph().head();
+        changed
+            .channel
+            .entries
+            .get_mut(h)?
+            .skips
+            .push(x.name.clone());
+        self.rescues(&changed, x).then(|| Rescue::AddSkips {
+            head: self.reach.head_name().to_string(),
+            bundle: x.name.clone(),
+        })
+    }
+
+    /// Sets of OLD's entries to keep, each verified, fewest first: walking OLD's channel from
+    /// `x` along its upgrade edges (at most `WALK_SEEN` entries), the OLD-only entries of each
+    /// path to an entry from which NEW's head is reachable.
+    fn keep_paths(&mut self, x: &Installed) -> Vec<Vec<String>> {
+        let Some((side, old_reach)) = self.old else {
+            return Vec::new();
+        };
+        let version = |i: usize| side.versions.get(i).copied().flatten();
+        let mut seen: Vec<usize> = Vec::new();
+        let mut work = 0;
+        // (entry, the entries walked to reach it), breadth first.
+        let mut queue: VecDeque<(Option<usize>, Vec<usize>)> = VecDeque::from([(None, Vec::new())]);
+        let mut paths: Vec<Vec<usize>> = Vec::new();
+        while let Some((at, path)) = queue.pop_front() {
+            if seen.len() >= WALK_SEEN || path.len() >= MAX_KEPT || work > self.work_left {
+                break;
+            }
+            let (name, v) = match at {
+                None => (x.name.as_str(), &x.version),
+                Some(i) => match (side.channel.entries.get(i), version(i)) {
+                    (Some(e), Some(v)) => (e.name.as_str(), v),
+                    _ => continue,
+                },
+            };
+            let (next, cost) = old_reach.successors_of(name, v);
+            work += cost;
+            for i in next {
+                let Some(vi) = version(i) else { continue };
+                if seen.contains(&i) {
+                    continue;
+                }
+                seen.push(i);
+                let mut walked = path.clone();
+                walked.push(i);
+                let Some(e) = side.channel.entries.get(i) else {
+                    continue;
+                };
+                if self.reach.reaches(&e.name, vi) {
+                    paths.push(walked);
+                } else {
+                    queue.push_back((Some(i), walked));
+                }
+            }
+        }
+        self.spend(work);
+        let mut found: Vec<Vec<String>> = Vec::new();
+        for walked in paths {
+            if let Some(set) = self.verified(x, &walked) {
+                found.push(set);
+            }
+        }
+        found.sort_by_key(Vec::len);
+        found
+    }
+
+    /// The OLD-only entries of `walked`, kept in NEW, when that rescues `x`: names, highest
+    /// version first.
+    fn verified(&mut self, x: &Installed, walked: &[usize]) -> Option<Vec<String>> {
+        let (side, _) = self.old?;
+        let mut changed = Changed::from(self.new);
+        let mut kept: Vec<(&Version, String)> = Vec::new();
+        for &i in walked {
+            let e = side.channel.entries.get(i)?;
+            if self.reach.has_entry(&e.name) {
+                continue;
+            }
+            let v = side.versions.get(i).copied().flatten()?;
+            changed.channel.entries.push(e.clone());
+            changed.versions.push(Some(v));
+            kept.push((v, e.name.clone()));
+        }
+        if kept.is_empty() || !self.rescues(&changed, x) {
+            return None;
+        }
+        kept.sort_by(|a, b| b.cmp(a));
+        Some(kept.into_iter().map(|(_, n)| n).collect())
+    }
 }
 
 /// The head's `skipRange` made to cover the stranded versions `gap` (lowest, highest): a
 /// simple `>=A <B` range widened to `>=min(A, lowest) <B` (or `<max(B, head)` when B does not
 /// cover the highest), any other range joined to `>=lowest <head` with `||`, no range set to
-/// that.
-fn skip_range(
-    new: &Side<'_>,
+/// that; with the channel it makes. None when the head is not above the lowest.
+fn skip_range<'a>(
+    new: &Side<'a>,
     reach: &Reach<'_>,
-    x: &Installed,
-    keep: &[Installed],
     gap: (&Version, &Version),
-) -> Option<Rescue> {
+) -> Option<(Rescue, Changed<'a>)> {
     let top = reach.head_version()?;
     let (low, high) = gap;
-    if !(low <= &x.version && &x.version < top) {
+    if low >= top {
         return None;
     }
     let h = reach.graph().head();
@@ -121,13 +271,12 @@ fn skip_range(
         Some((r, None)) => format!("{r} || >={low} <{top}"),
     };
     entry.skip_range = Some(VersionRange::parse(&after).ok()?);
-    changed
-        .rescues(reach.head_name(), x, keep)
-        .then(|| Rescue::SetSkipRange {
-            head: reach.head_name().to_string(),
-            before,
-            after,
-        })
+    let rescue = Rescue::SetSkipRange {
+        head: reach.head_name().to_string(),
+        before,
+        after,
+    };
+    Some((rescue, changed))
 }
 
 /// The bounds of a range written `>=A <B`.
@@ -139,102 +288,6 @@ fn simple(range: &str) -> Option<(Version, Version)> {
         return None;
     }
     Some((Version::parse(a).ok()?, Version::parse(b).ok()?))
-}
-
-/// Sets of OLD's entries to keep, each verified, fewest first: walking OLD's channel from
-/// `x` along its upgrade edges, the OLD-only entries of each path to an entry from which
-/// NEW's head is reachable.
-fn keep_paths(
-    old: &Side<'_>,
-    new: &Side<'_>,
-    reach: &Reach<'_>,
-    x: &Installed,
-    keep: &[Installed],
-) -> Vec<Vec<String>> {
-    let Ok(graph) = ChannelGraph::build(old.channel) else {
-        return Vec::new();
-    };
-    let n = old.channel.entries.len();
-    let mut on_order = vec![false; n];
-    for &i in graph.order() {
-        if let Some(o) = on_order.get_mut(i) {
-            *o = true;
-        }
-    }
-    let version = |i: usize| old.versions.get(i).copied().flatten();
-    let mut seen = vec![false; n];
-    // (entry, the entries walked to reach it), breadth first.
-    let mut queue: VecDeque<(Option<usize>, Vec<usize>)> = VecDeque::from([(None, Vec::new())]);
-    let mut found: Vec<Vec<String>> = Vec::new();
-    let mut tried = 0;
-    while let Some((at, path)) = queue.pop_front() {
-        let (name, v) = match at {
-            None => (x.name.as_str(), &x.version),
-            Some(i) => match (old.channel.entries.get(i), version(i)) {
-                (Some(e), Some(v)) => (e.name.as_str(), v),
-                _ => continue,
-            },
-        };
-        for (i, _) in graph.successors(name, v) {
-            let Some(vi) = version(i) else { continue };
-            if !on_order.get(i).copied().unwrap_or(false) || seen.get(i) != Some(&false) {
-                continue;
-            }
-            if let Some(s) = seen.get_mut(i) {
-                *s = true;
-            }
-            let mut walked = path.clone();
-            walked.push(i);
-            let Some(e) = old.channel.entries.get(i) else {
-                continue;
-            };
-            if !reach.reaches(&e.name, vi) {
-                queue.push_back((Some(i), walked));
-                continue;
-            }
-            tried += 1;
-            if let Some(set) = verified(old, new, reach, x, keep, &walked) {
-                found.push(set);
-            }
-            if tried >= PATHS_TRIED {
-                break;
-            }
-        }
-        if tried >= PATHS_TRIED {
-            break;
-        }
-    }
-    found.sort_by_key(Vec::len);
-    found
-}
-
-/// The OLD-only entries of `walked`, kept in NEW, when that rescues `x`: names, highest
-/// version first.
-fn verified(
-    old: &Side<'_>,
-    new: &Side<'_>,
-    reach: &Reach<'_>,
-    x: &Installed,
-    keep: &[Installed],
-    walked: &[usize],
-) -> Option<Vec<String>> {
-    let mut changed = Changed::from(new);
-    let mut kept: Vec<(&Version, String)> = Vec::new();
-    for &i in walked {
-        let e = old.channel.entries.get(i)?;
-        if reach.has_entry(&e.name) {
-            continue;
-        }
-        let v = old.versions.get(i).copied().flatten()?;
-        changed.channel.entries.push(e.clone());
-        changed.versions.push(Some(v));
-        kept.push((v, e.name.clone()));
-    }
-    if kept.is_empty() || !changed.rescues(reach.head_name(), x, keep) {
-        return None;
-    }
-    kept.sort_by(|a, b| b.cmp(a));
-    Some(kept.into_iter().map(|(_, n)| n).collect())
 }
 
 #[cfg(test)]
@@ -283,9 +336,13 @@ mod tests {
         ("a.2.0", "2.0.0", "a.1.1", ""),
     ];
 
-    #[test]
-    fn keeping_an_entry_that_would_be_a_second_head_is_rejected() {
-        let new_spec: &[Spec<'_>] = &[("a.2.0", "2.0.0", "", "")];
+    /// The rescues of `stranded` on NEW (`new_spec`) against OLD.
+    fn rescue_all(
+        new_spec: &[Spec<'_>],
+        with_old: bool,
+        stranded: &[Installed],
+        keep: &[Installed],
+    ) -> Vec<Option<Rescue>> {
         let (old_ch, new_ch) = (channel(OLD), channel(new_spec));
         let (ov, nv) = (versions(OLD), versions(new_spec));
         let old = Side {
@@ -297,18 +354,31 @@ mod tests {
             versions: nv.iter().map(Some).collect(),
         };
         let reach = new.reach().unwrap();
-        let x = installed("a.1.0", "1.0.0");
-        assert!(!reach.reaches_installed(&x));
-        // a.1.1 is the one path of OLD; kept alone, nothing in NEW names it: two heads.
-        assert!(keep_paths(&old, &new, &reach, &x, &[]).is_empty());
-        let gap = (&x.version, &ov[1]);
+        for x in stranded {
+            assert!(!reach.reaches_installed(x), "{x:?} is stranded");
+        }
+        let old_reach = old.reach().unwrap();
+        let old = with_old.then_some(Old {
+            side: &old,
+            reach: Some(&old_reach),
+        });
+        rescues(old, &new, &reach, stranded, keep)
+    }
+
+    #[test]
+    fn keeping_an_entry_that_would_be_a_second_head_is_rejected() {
+        // a.1.1 is the one path of OLD from a.1.0; kept alone, nothing in NEW names it: two
+        // heads. The head's skipRange passes.
+        let new_spec: &[Spec<'_>] = &[("a.2.0", "2.0.0", "", "")];
+        let stranded = [installed("a.1.1", "1.1.0"), installed("a.1.0", "1.0.0")];
+        let range = Rescue::SetSkipRange {
+            head: "a.2.0".into(),
+            before: None,
+            after: ">=1.0.0 <2.0.0".into(),
+        };
         assert_eq!(
-            find(Some(&old), &new, &reach, &x, &[], gap),
-            Some(Rescue::SetSkipRange {
-                head: "a.2.0".into(),
-                before: None,
-                after: ">=1.0.0 <2.0.0".into()
-            })
+            rescue_all(new_spec, true, &stranded, &[]),
+            vec![Some(range.clone()), Some(range)]
         );
     }
 
@@ -316,41 +386,31 @@ mod tests {
     fn keeping_the_missing_link_is_preferred_and_checked() {
         // NEW keeps the head's replaces of a.1.1, which it dropped: keeping it rescues a.1.0.
         let new_spec: &[Spec<'_>] = &[("a.2.0", "2.0.0", "a.1.1", "")];
-        let (old_ch, new_ch) = (channel(OLD), channel(new_spec));
-        let (ov, nv) = (versions(OLD), versions(new_spec));
-        let old = Side {
-            channel: &old_ch,
-            versions: ov.iter().map(Some).collect(),
-        };
-        let new = Side {
-            channel: &new_ch,
-            versions: nv.iter().map(Some).collect(),
-        };
-        let reach = new.reach().unwrap();
-        let x = installed("a.1.0", "1.0.0");
+        let x = [installed("a.1.0", "1.0.0")];
         let keep = [installed("a.1.1", "1.1.0")];
         assert_eq!(
-            find(
-                Some(&old),
-                &new,
-                &reach,
-                &x,
-                &keep,
-                (&x.version, &x.version)
-            ),
-            Some(Rescue::KeepEntries {
+            rescue_all(new_spec, true, &x, &keep),
+            vec![Some(Rescue::KeepEntries {
                 entries: vec!["a.1.1".into()]
-            })
+            })]
         );
-        // Without OLD's channel there is nothing to keep: the head's skipRange, then skips.
+        // Without OLD's channel there is nothing to keep: the head's skipRange.
         assert_eq!(
-            find(None, &new, &reach, &x, &keep, (&x.version, &x.version)),
-            Some(Rescue::SetSkipRange {
+            rescue_all(new_spec, false, &x, &keep),
+            vec![Some(Rescue::SetSkipRange {
                 head: "a.2.0".into(),
                 before: None,
                 after: ">=1.0.0 <2.0.0".into()
-            })
+            })]
         );
+    }
+
+    #[test]
+    fn never_a_downgrade() {
+        // The head went back below the stranded bundle: no change to the head is offered.
+        let new_spec: &[Spec<'_>] = &[("a.1.0", "1.0.0", "", "")];
+        let x = [installed("a.2.0", "2.0.0")];
+        assert_eq!(rescue_all(new_spec, false, &x, &[]), vec![None]);
     }
 
     #[test]
@@ -364,6 +424,7 @@ mod tests {
         assert_eq!(simple(">=1.0.0 <1.4.0 || >=2.0.0"), None);
         for (before, after) in [
             (">=1.2.0 <1.4.0", ">=1.0.0 <1.4.0"),
+            (">=1.2.0 <1.2.5", ">=1.0.0 <2.0.0"),
             ("<1.3.0", "<1.3.0 || >=1.0.0 <2.0.0"),
         ] {
             let spec: &[Spec<'_>] = &[("a.2.0", "2.0.0", "", before)];
@@ -374,15 +435,14 @@ mod tests {
                 versions: vs.iter().map(Some).collect(),
             };
             let reach = new.reach().unwrap();
-            let x = installed("gone", "1.0.0");
-            let v13 = Version::new(1, 3, 0);
-            let got = skip_range(&new, &reach, &x, &[], (&x.version, &v13));
+            let (low, high) = (Version::new(1, 0, 0), Version::new(1, 3, 0));
+            let (got, _) = skip_range(&new, &reach, (&low, &high)).unwrap();
             let want = Rescue::SetSkipRange {
                 head: "a.2.0".into(),
                 before: Some(before.into()),
                 after: after.into(),
             };
-            assert_eq!(got, Some(want), "{before}");
+            assert_eq!(got, want, "{before}");
         }
     }
 }

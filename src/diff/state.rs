@@ -2,7 +2,7 @@
 //! no upgrade path to the head of the channel they follow) or leave stuck (their package or
 //! channel is gone, their channel has no head, or its head no longer installs).
 
-use super::channel::{Side, judge_members};
+use super::channel::{Old, Side, judge_members};
 use super::package::package;
 use super::reach::Installed;
 use super::{
@@ -143,6 +143,11 @@ fn judge(
         return stuck(impact, SubscriptionReason::ChannelBroken);
     };
     let judged: Vec<Installed> = sub.installed().into_iter().collect();
+    let old_reach = old.and_then(|s| s.reach().ok());
+    let old = old.map(|side| Old {
+        side,
+        reach: old_reach.as_ref(),
+    });
     let verdicts = judge_members(old, new, &reach, &judged);
     let head_fails = (packages.iter())
         .filter(|p| p.package == sub.package)

@@ -359,13 +359,23 @@ fn summary(d: &CatalogDiff) -> String {
     match d.status {
         DiffStatus::Ok => format!("Nothing stranded or broken ({compared}){info}."),
         DiffStatus::Broken => format!("Broken: {} ({compared}){info}.", found.join(", ")),
-        DiffStatus::GaveUp => format!(
-            "Gave up: a budget ran out before every head was checked; {} ({compared}){info}.",
-            if found.is_empty() {
-                "nothing else found".to_string()
-            } else {
-                found.join(", ")
-            }
-        ),
+        DiffStatus::GaveUp => {
+            let what = match d.not_judged.len() {
+                0 => "before every head was checked".to_string(),
+                n => format!(
+                    "before {} could be judged ({})",
+                    count(n, "package", "packages"),
+                    d.not_judged.join(", ")
+                ),
+            };
+            format!(
+                "Gave up: a budget ran out {what}; {} ({compared}){info}.",
+                if found.is_empty() {
+                    "nothing else found".to_string()
+                } else {
+                    found.join(", ")
+                }
+            )
+        }
     }
 }
