@@ -280,76 +280,83 @@ fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// What was found, counted: "3 bundles stranded", ... (what is zero is left out).
+fn findings(d: &CatalogDiff) -> Vec<String> {
+    let ps = &d.packages;
+    let chans = || ps.iter().flat_map(|p| &p.channels);
+    let subs = |st: SubscriptionStatus| d.subscriptions.iter().filter(|s| s.status == st).count();
+    let moves = |p: &&PackageDiff| {
+        !p.default_channel.stranded.is_empty() || p.default_channel.unusable_after
+    };
+    let counted = [
+        (
+            chans().map(|c| c.stranded.len()).sum(),
+            "bundle stranded",
+            "bundles stranded",
+        ),
+        (
+            ps.iter().filter(|p| p.removed).count(),
+            "package removed",
+            "packages removed",
+        ),
+        (
+            chans().filter(|c| c.removed).count(),
+            "channel removed",
+            "channels removed",
+        ),
+        (
+            chans().filter(|c| c.broken_after.is_some()).count(),
+            "channel without a head",
+            "channels without a head",
+        ),
+        (
+            chans().filter(|c| c.head_went_back).count(),
+            "head gone backwards",
+            "heads gone backwards",
+        ),
+        (
+            ps.iter().filter(moves).count(),
+            "default channel move that strands",
+            "default channel moves that strand",
+        ),
+        (
+            ps.iter().flat_map(|p| &p.installability).count(),
+            "head no longer installable",
+            "heads no longer installable",
+        ),
+        (
+            ps.iter().map(|p| p.lost_providers.len()).sum(),
+            "dependency without a provider",
+            "dependencies without a provider",
+        ),
+        (
+            subs(SubscriptionStatus::Stranded),
+            "Subscription stranded",
+            "Subscriptions stranded",
+        ),
+        (
+            subs(SubscriptionStatus::Stuck),
+            "Subscription stuck",
+            "Subscriptions stuck",
+        ),
+    ];
+    (counted.into_iter())
+        .filter(|(n, _, _)| *n > 0)
+        .map(|(n, one, many)| count(n, one, many))
+        .collect()
+}
+
 /// The last line: what was compared and what was found.
 fn summary(d: &CatalogDiff) -> String {
-    let channels: usize = d.packages.iter().map(|p| p.channels.len()).sum();
-    let stranded: usize = (d.packages.iter().flat_map(|p| &p.channels))
-        .map(|c| c.stranded.len())
-        .sum();
-    let mut found = Vec::new();
-    let mut add = |n: usize, one: &str, many: &str| {
-        if n > 0 {
-            found.push(count(n, one, many));
-        }
-    };
-    add(stranded, "bundle stranded", "bundles stranded");
     let ps = &d.packages;
-    add(
-        ps.iter().filter(|p| p.removed).count(),
-        "package removed",
-        "packages removed",
-    );
-    let chans = || ps.iter().flat_map(|p| &p.channels);
-    add(
-        chans().filter(|c| c.removed).count(),
-        "channel removed",
-        "channels removed",
-    );
-    add(
-        chans().filter(|c| c.broken_after.is_some()).count(),
-        "channel without a head",
-        "channels without a head",
-    );
-    add(
-        chans().filter(|c| c.head_went_back).count(),
-        "head gone backwards",
-        "heads gone backwards",
-    );
-    add(
-        ps.iter()
-            .filter(|p| !p.default_channel.stranded.is_empty() || p.default_channel.unusable_after)
-            .count(),
-        "default channel move that strands",
-        "default channel moves that strand",
-    );
-    add(
-        ps.iter().flat_map(|p| &p.installability).count(),
-        "head no longer installable",
-        "heads no longer installable",
-    );
-    add(
-        ps.iter().map(|p| p.lost_providers.len()).sum(),
-        "dependency without a provider",
-        "dependencies without a provider",
-    );
-    let subs = |st: SubscriptionStatus| d.subscriptions.iter().filter(|s| s.status == st).count();
-    add(
-        subs(SubscriptionStatus::Stranded),
-        "Subscription stranded",
-        "Subscriptions stranded",
-    );
-    add(
-        subs(SubscriptionStatus::Stuck),
-        "Subscription stuck",
-        "Subscriptions stuck",
-    );
-    let deprecations: usize = ps.iter().map(|p| p.deprecations.len()).sum();
+    let channels: usize = ps.iter().map(|p| p.channels.len()).sum();
+    let found = findings(d).join(", ");
     let compared = format!(
         "{} and {} compared",
         count(ps.len(), "package", "packages"),
         count(channels, "channel", "channels")
     );
-    let info = match deprecations {
+    let info = match ps.iter().map(|p| p.deprecations.len()).sum() {
         0 => String::new(),
         n => format!(
             "; {} (information only)",
@@ -358,7 +365,7 @@ fn summary(d: &CatalogDiff) -> String {
     };
     match d.status {
         DiffStatus::Ok => format!("Nothing stranded or broken ({compared}){info}."),
-        DiffStatus::Broken => format!("Broken: {} ({compared}){info}.", found.join(", ")),
+        DiffStatus::Broken => format!("Broken: {found} ({compared}){info}."),
         DiffStatus::GaveUp => {
             let what = match d.not_judged.len() {
                 0 => "before every head was checked".to_string(),
@@ -368,14 +375,12 @@ fn summary(d: &CatalogDiff) -> String {
                     d.not_judged.join(", ")
                 ),
             };
-            format!(
-                "Gave up: a budget ran out {what}; {} ({compared}){info}.",
-                if found.is_empty() {
-                    "nothing else found".to_string()
-                } else {
-                    found.join(", ")
-                }
-            )
+            let found = if found.is_empty() {
+                "nothing else found".to_string()
+            } else {
+                found
+            };
+            format!("Gave up: a budget ran out {what}; {found} ({compared}){info}.")
         }
     }
 }
