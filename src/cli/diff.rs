@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use deppy::advanced::cluster::{ClusterState, read_paths};
+use deppy::advanced::cluster::{ClusterState, Meter, ReadOptions, read_paths_with};
 use deppy::advanced::diff::{ChannelFilter, DiffOptions, DiffStatus, diff, subscriptions_of};
 
 use super::budget::Budget;
@@ -50,10 +50,13 @@ pub fn run(args: DiffArgs) -> anyhow::Result<u8> {
     let channels = (args.channels.iter())
         .map(|c| ChannelFilter::parse(c).map_err(|e| anyhow::anyhow!("--channel {e}")))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let solve = args.budget.options();
     let subscriptions = if args.state.is_empty() {
         None
     } else {
-        let dump = read_paths(&args.state)?;
+        // Reading the state is within the time budget, and what it keeps within the memory one.
+        let meter = Meter::new(solve.deadline, solve.max_memory);
+        let dump = read_paths_with(&args.state, &ReadOptions::default(), &meter)?;
         report::warnings(&dump.warnings);
         let state = ClusterState::from_dump(dump)?;
         Some(subscriptions_of(&state, args.source.as_deref())?)
@@ -66,7 +69,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<u8> {
     let options = DiffOptions {
         channels,
         subscriptions,
-        solve: args.budget.options(),
+        solve,
         skip_installability: false,
     };
     let answer = diff(old, new, &options);
