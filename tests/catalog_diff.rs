@@ -2,14 +2,17 @@
 //! (catalogs), optionally `state/` (a cluster's objects, given with `--state`), and what
 //! `deppy catalog diff old new` prints from inside the folder: `expected.txt` (text) and
 //! `expected.json` (`-o json`). The exit code must be the one the JSON's status names.
-//! Each scenario runs again with every catalog file's documents in reverse order, which must
-//! print the same bytes.
+//! Each scenario runs again with every catalog file's documents in reverse order, and again
+//! with one file per document (read in reverse order) through a cold and a warm catalog
+//! cache; each must print the same bytes.
 //!
 //! Re-bless after a deliberate change with `DEPPY_BLESS=1 cargo test --test catalog_diff`,
 //! then review the differences with `git diff tests/catalog-diff`.
 
 #[path = "../benches/support/heads_only.rs"]
 mod heads_only;
+#[path = "support/cluster_inputs.rs"]
+mod inputs;
 #[path = "support/cli.rs"]
 mod support;
 
@@ -132,6 +135,66 @@ fn document_order_does_not_change_answers() {
     }
 }
 
+/// Copies a scenario with every YAML file split into one file per document, named so that
+/// the files are read in the reverse of the documents' order.
+fn copy_split(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("dir");
+    for e in fs::read_dir(from).expect("readable") {
+        let e = e.expect("entry");
+        let (src, name) = (e.path(), e.file_name());
+        if src.is_dir() {
+            copy_split(&src, &to.join(name));
+            continue;
+        }
+        let text = fs::read_to_string(&src).expect("text");
+        if src.extension().and_then(|x| x.to_str()) != Some("yaml") {
+            fs::write(to.join(name), text).expect("write");
+            continue;
+        }
+        let docs: Vec<&str> = (text.split("---\n"))
+            .filter(|d| !d.trim().is_empty())
+            .collect();
+        let stem = src.file_stem().and_then(|s| s.to_str()).expect("a name");
+        for (i, d) in docs.iter().enumerate() {
+            let file = to.join(format!("{stem}-{:03}.yaml", docs.len() - i));
+            fs::write(file, format!("---\n{d}")).expect("write");
+        }
+    }
+}
+
+/// One file per document, read in reverse order, through a catalog cache filled by the
+/// first run and read by the second: the same bytes as the scenario's expectations.
+#[test]
+fn file_split_and_cache_do_not_change_answers() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let cache = tmp.path().join("cache");
+    for dir in folders() {
+        let copy = tmp.path().join(dir.file_name().expect("name"));
+        copy_split(&dir, &copy);
+        let expected = fs::read_to_string(dir.join("expected.json")).expect("expected.json");
+        for run in ["cold", "warm"] {
+            let mut args = vec!["catalog", "diff", "old", "new", "-o", "json"];
+            if copy.join("state").is_dir() {
+                args.extend(["--state", "state"]);
+            }
+            let cache = cache.to_str().expect("utf-8 path");
+            args.extend(["--cache-dir", cache]);
+            let ran = deppy(&args).dir(&copy).run();
+            assert!(
+                ran.stdout == expected,
+                "{} split into files, {run} cache:\n{}{}",
+                dir.display(),
+                ran.stderr,
+                deppy::advanced::scenario::diff(&expected, &ran.stdout)
+            );
+        }
+    }
+    assert!(
+        fs::read_dir(&cache).expect("the cache was filled").count() > 0,
+        "nothing cached"
+    );
+}
+
 /// `catalogs/community-v4.22-heads/` (the README's mirror) is the heads-only cut of
 /// `catalogs/community-v4.22/` (`benches/support/heads_only.rs`); re-bless writes it.
 #[test]
@@ -205,6 +268,7 @@ fn bad_input_and_formats() {
     let from_yaml: serde_json::Value = serde_saphyr::from_str(&yaml).expect("YAML");
     let from_json: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON");
     assert_eq!(from_yaml, from_json);
+    bad_documents_are_named();
     // Filtered to the one channel: the same stranded bundle.
     let ran = deppy(&["catalog", "diff", "old", "new", "--channel", "app/stable"])
         .dir(&dir)
@@ -234,4 +298,105 @@ fn the_time_budget_covers_the_diff() {
     let v: serde_json::Value = serde_json::from_str(&ran.stdout).expect("JSON");
     assert_eq!(v["status"], "gaveUp");
     assert_eq!(v["notJudged"], serde_json::json!(["app"]));
+}
+
+/// A bad document in OLD, NEW or the cluster's state: exit 2, and the error names the file,
+/// the document and the field.
+fn bad_documents_are_named() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let scenario = Path::new(MANIFEST).join("tests/catalog-diff/middle-of-chain-removed");
+    let good = fs::read_to_string(scenario.join("old/catalog.yaml")).expect("OLD");
+    let bad = good.replacen("version: 1.1.0", "version: one-one", 1);
+    assert_ne!(good, bad, "the fixture has version 1.1.0");
+    for (dir, text) in [("good", &good), ("bad", &bad)] {
+        fs::create_dir_all(tmp.path().join(dir)).expect("dir");
+        fs::write(tmp.path().join(dir).join("catalog.yaml"), text).expect("write");
+    }
+    let state = tmp.path().join("state.yaml");
+    fs::write(
+        &state,
+        "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\n\
+         metadata:\n  name: app\n  namespace: ns\nspec:\n  name: [app]\n",
+    )
+    .expect("write");
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["catalog", "diff", "bad", "good"],
+            &[
+                "bad/catalog.yaml",
+                "(document 4)",
+                "properties[0].value.version",
+            ],
+        ),
+        (
+            &["catalog", "diff", "good", "bad"],
+            &[
+                "bad/catalog.yaml",
+                "(document 4)",
+                "properties[0].value.version",
+            ],
+        ),
+        (
+            &["catalog", "diff", "good", "good", "--state", "state.yaml"],
+            &[
+                "state.yaml (document 1)",
+                "Subscription ns/app",
+                "spec.name",
+            ],
+        ),
+    ];
+    for (args, says) in cases {
+        let ran = deppy(args).dir(tmp.path()).run();
+        assert_eq!(ran.code, Some(2), "{args:?}: {}", ran.stderr);
+        assert!(ran.stdout.is_empty(), "{args:?}: {}", ran.stdout);
+        for s in *says {
+            assert!(ran.stderr.contains(s), "{args:?}: {s:?} in {}", ran.stderr);
+        }
+    }
+}
+
+/// Reading a cluster's state is within both budgets: past one, exit 3 and the error says
+/// which ran out, with nothing on standard output.
+#[test]
+fn budgets_cover_reading_the_state() {
+    let dir = Path::new(MANIFEST).join("tests/catalog-diff/cluster-subscriptions");
+    let ran = deppy(&[
+        "catalog",
+        "diff",
+        "old",
+        "new",
+        "--state",
+        "state",
+        "--timeout",
+        "0",
+    ])
+    .dir(&dir)
+    .run();
+    assert_eq!(ran.code, Some(3), "{}", ran.stderr);
+    assert!(ran.stdout.is_empty(), "{}", ran.stdout);
+    assert!(
+        ran.stderr
+            .contains("the time budget ran out while reading the state"),
+        "{}",
+        ran.stderr
+    );
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let many = tmp.path().join("crs.json");
+    fs::write(&many, inputs::databases(20_000, "apps", "n")).expect("write");
+    let many = many.to_str().expect("utf-8 path");
+    let args = ["catalog", "diff", "old", "new", "--state", "state", many];
+    let ran = deppy(&[&args[..], &["--max-memory", "1"]].concat())
+        .dir(&dir)
+        .run();
+    assert_eq!(ran.code, Some(3), "{}", ran.stderr);
+    assert!(
+        (ran.stderr).contains("the memory budget (1 MiB) ran out while reading the state"),
+        "{}",
+        ran.stderr
+    );
+    // The same state within the default budgets is read, and judged as the scenario's.
+    let ran = deppy(&args).dir(&dir).run();
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    let expected = fs::read_to_string(dir.join("expected.txt")).expect("expected.txt");
+    assert_eq!(ran.stdout, expected);
 }

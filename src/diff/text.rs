@@ -136,7 +136,7 @@ fn channel(out: &mut String, c: &ChannelDiff) {
                 "    the last version that still reaches the head: {}",
                 bundle(b)
             ),
-            None => writeln!(out, "    no version of OLD's channel reaches NEW's head"),
+            None => writeln!(out, "    OLD's highest version does not reach the head"),
         };
     }
 }
