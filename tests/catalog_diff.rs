@@ -400,3 +400,41 @@ fn budgets_cover_reading_the_state() {
     let expected = fs::read_to_string(dir.join("expected.txt")).expect("expected.txt");
     assert_eq!(ran.stdout, expected);
 }
+
+/// Bundle directories are catalogs too: NEW holding only the older bundle strands the newer
+/// one (its head went backwards); NEW holding only the newer one drops the channel only the
+/// older one was on, and loses no provider, though the newer bundle requires APIs only the
+/// older one owns (a bundle of its own package never meets a dependency).
+#[test]
+fn bundle_directories_are_compared() {
+    let root = Path::new(MANIFEST).join("tests/bundle-dirs");
+    let json = |new: &str| -> serde_json::Value {
+        let ran = deppy(&[
+            "catalog",
+            "diff",
+            "awss3-operator-registry",
+            new,
+            "-o",
+            "json",
+            "-q",
+        ])
+        .dir(&root)
+        .run();
+        assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+        serde_json::from_str(&ran.stdout).expect("JSON")
+    };
+    let back = json("awss3-operator-registry/1.0.0");
+    let alpha = &back["packages"][0]["channels"][0];
+    assert_eq!(alpha["channel"], "alpha");
+    assert_eq!(alpha["headWentBack"], true);
+    assert_eq!(alpha["stranded"][0]["bundle"], "awss3operator.1.0.1");
+    assert_eq!(alpha["stranded"][0]["rescue"], serde_json::Value::Null);
+    let ahead = json("awss3-operator-registry/1.0.1");
+    let package = &ahead["packages"][0];
+    let removed: Vec<&str> = (package["channels"].as_array().expect("channels").iter())
+        .filter(|c| c["removed"] == true)
+        .filter_map(|c| c["channel"].as_str())
+        .collect();
+    assert_eq!(removed, ["original"]);
+    assert_eq!(package["lostProviders"], serde_json::json!([]));
+}

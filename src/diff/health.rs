@@ -101,7 +101,8 @@ pub(crate) fn installability(old: &Resolver, new: &Resolver, packages: &mut [Pac
     }
 }
 
-/// The dependencies of NEW's judged heads that some bundle of OLD meets and no bundle of NEW.
+/// The dependencies of NEW's judged heads that some bundle of OLD meets and no bundle of NEW
+/// (a bundle of the head's own package meets none: one bundle per package is installed).
 pub(crate) fn lost_providers(
     old: &CatalogSet,
     new: &CatalogSet,
@@ -120,6 +121,8 @@ pub(crate) fn lost_providers(
     let heads: BTreeSet<BundleId> = channels.iter().filter_map(|c| head(n, c)).collect();
     let mut out = Vec::new();
     for b in heads.iter().filter_map(|b| new.bundle(*b)) {
+        // A bundle of its own package never meets its dependency: one bundle per package.
+        let own = new.package_name(b.package);
         for req in &b.requires_packages {
             let providers = |set: &CatalogSet| -> Vec<String> {
                 let Some(id) = set.package_id(&req.package) else {
@@ -155,7 +158,9 @@ pub(crate) fn lost_providers(
                 .map(|id| old.providers(id))
                 .unwrap_or_default()
                 .iter()
-                .filter_map(|x| old.bundle(*x).map(|x| x.name.clone()))
+                .filter_map(|x| old.bundle(*x))
+                .filter(|x| old.package_name(x.package) != own)
+                .map(|x| x.name.clone())
                 .collect();
             if !before.is_empty() {
                 out.push(LostProvider {
