@@ -256,6 +256,38 @@ fn bad_input_and_formats() {
         assert!(ran.stdout.is_empty(), "{args:?}: {}", ran.stdout);
         assert!(ran.stderr.contains(says), "{args:?}: {}", ran.stderr);
     }
+    // --source: malformed, or a CatalogSource no Subscription of the state uses.
+    let with_state = Path::new(MANIFEST).join("tests/catalog-diff/cluster-subscriptions");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "catalog", "diff", "old", "new", "--state", "state", "--source", "nope",
+            ],
+            "expected NAMESPACE/NAME",
+        ),
+        (
+            &[
+                "catalog", "diff", "old", "new", "--state", "state", "--source", "olm/none",
+            ],
+            "no Subscription of the state uses this CatalogSource (they use: ",
+        ),
+    ];
+    for (args, says) in cases {
+        let ran = deppy(args).dir(&with_state).run();
+        assert_eq!(ran.code, Some(2), "{args:?}: {}", ran.stderr);
+        assert!(ran.stdout.is_empty(), "{args:?}: {}", ran.stdout);
+        assert!(ran.stderr.contains(says), "{args:?}: {}", ran.stderr);
+    }
+    let args = [
+        "catalog", "diff", "old", "new", "--state", "state", "--source", "olm/apps",
+    ];
+    let ran = deppy(&args).dir(&with_state).run();
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    let expected = fs::read_to_string(with_state.join("expected.txt")).expect("expected.txt");
+    assert_eq!(
+        ran.stdout, expected,
+        "every Subscription there uses olm/apps"
+    );
     let json = deppy(&["catalog", "diff", "old", "new", "-o", "json"])
         .dir(&dir)
         .run();

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use deppy::advanced::cluster::{ClusterState, Meter, ReadOptions, read_paths_with};
-use deppy::advanced::diff::{ChannelFilter, DiffOptions, DiffStatus, diff, subscriptions_of};
+use deppy::advanced::diff::{
+    ChannelFilter, DiffOptions, DiffStatus, Subscribed, diff, subscriptions_of,
+};
 
 use super::budget::Budget;
 use super::catalog::{load_sources, parse_source, render};
@@ -59,6 +61,10 @@ pub fn run(args: DiffArgs) -> anyhow::Result<u8> {
         let dump = read_paths_with(&args.state, &ReadOptions::default(), &meter)?;
         report::warnings(&dump.warnings);
         let state = ClusterState::from_dump(dump)?;
+        let all = subscriptions_of(&state, None)?;
+        if let Some(source) = &args.source {
+            check_source(source, &all)?;
+        }
         Some(subscriptions_of(&state, args.source.as_deref())?)
     };
     let old = load_sources(&[parse_source(&args.old)?])?;
@@ -82,4 +88,28 @@ pub fn run(args: DiffArgs) -> anyhow::Result<u8> {
         DiffStatus::Broken => EXIT_FAILED,
         DiffStatus::GaveUp => EXIT_GAVE_UP,
     })
+}
+
+/// `--source` must be `NAMESPACE/NAME` and name the CatalogSource of some Subscription of the
+/// state: anything else is a mistake, not a cluster with nothing to judge.
+fn check_source(source: &str, subscriptions: &[Subscribed]) -> anyhow::Result<()> {
+    let well_formed = (source.split_once('/'))
+        .is_some_and(|(ns, name)| !ns.is_empty() && !name.is_empty() && !name.contains('/'));
+    if !well_formed {
+        anyhow::bail!("--source {source:?}: expected NAMESPACE/NAME (a CatalogSource)");
+    }
+    if subscriptions.iter().any(|s| s.catalog == source) {
+        return Ok(());
+    }
+    let mut used: Vec<&str> = subscriptions.iter().map(|s| s.catalog.as_str()).collect();
+    used.sort_unstable();
+    used.dedup();
+    anyhow::bail!(
+        "--source {source}: no Subscription of the state uses this CatalogSource (they use: {})",
+        if used.is_empty() {
+            "none; the state has no Subscriptions".to_string()
+        } else {
+            used.join(", ")
+        }
+    )
 }
