@@ -171,50 +171,66 @@ fn compare(old: &[Value], new: &[Value]) -> Result<(), String> {
             .filter(|(i, _)| n <= 6 || *i < 3 || *i + 3 >= n)
             .map(|(_, s)| s);
         for s in sample {
-            let Some(r) = &s.rescue else { continue };
-            let after = rescued(old, new, package, channel, r);
-            let n2 = read("new", &after);
-            let v = Version::parse(&s.version).expect("a version");
-            let fixed = stranding::reaches(&n2, package, channel, &s.bundle, &v) == Some(true);
-            let same_head = stranding::head(&n2, package, channel).as_ref() == Some(&j.head);
-            let old_ch = o
-                .channels
-                .iter()
-                .find(|x| &x.package == package && &x.name == channel);
-            let new_ch = n2
-                .channels
-                .iter()
-                .find(|x| &x.package == package && &x.name == channel);
-            let still = match (old_ch, new_ch) {
-                (Some(oc), Some(nc)) => {
-                    let vs = |c: &Catalog| {
-                        let mut m = std::collections::HashMap::new();
-                        for b in &c.bundles {
-                            if let Some(v) = b.properties.iter().find_map(|(t, v)| {
-                                (t == "olm.package")
-                                    .then(|| v["version"].as_str().and_then(Version::parse))?
-                            }) {
-                                m.entry((b.package.clone(), b.name.clone())).or_insert(v);
-                            }
-                        }
-                        m
-                    };
-                    match stranding::judge_channel(oc, &vs(&o), nc, &vs(&n2)) {
-                        Verdict::Judged(j2) => j2.stranded.is_subset(&j.stranded),
-                        _ => false,
-                    }
-                }
-                _ => false,
-            };
-            if !(fixed && same_head && still) {
-                return Err(format!(
-                    "{at}: rescue {r:?} of {}: reaches the head {fixed}, same head {same_head}, nothing newly stranded {still}",
-                    s.bundle
-                ));
+            if let Some(r) = &s.rescue {
+                check_rescue(old, new, (package, channel), &o, &j.head, &j.stranded, s, r)
+                    .map_err(|e| format!("{at}: {e}"))?;
             }
         }
     }
     Ok(())
+}
+
+/// The oracle's check of one rescue: NEW with it applied gets `bundle` to the same head, and
+/// strands nothing that NEW alone did not.
+#[allow(clippy::too_many_arguments)]
+fn check_rescue(
+    old: &[Value],
+    new: &[Value],
+    (package, channel): (&str, &str),
+    o: &Catalog,
+    head: &str,
+    stranded_before: &BTreeSet<String>,
+    s: &deppy::advanced::diff::Stranded,
+    r: &Rescue,
+) -> Result<(), String> {
+    let after = rescued(old, new, package, channel, r);
+    let n2 = read("new", &after);
+    let v = Version::parse(&s.version).expect("a version");
+    let fixed = stranding::reaches(&n2, package, channel, &s.bundle, &v) == Some(true);
+    let same_head = stranding::head(&n2, package, channel).as_deref() == Some(head);
+    let find =
+        |c: &Catalog| (c.channels.iter()).position(|x| x.package == package && x.name == channel);
+    let still = match (find(o), find(&n2)) {
+        (Some(oi), Some(ni)) => {
+            let (oc, nc) = (&o.channels[oi], &n2.channels[ni]);
+            match stranding::judge_channel(oc, &versions(o), nc, &versions(&n2)) {
+                Verdict::Judged(j2) => j2.stranded.is_subset(stranded_before),
+                _ => false,
+            }
+        }
+        _ => false,
+    };
+    if fixed && same_head && still {
+        return Ok(());
+    }
+    Err(format!(
+        "rescue {r:?} of {}: reaches the head {fixed}, same head {same_head}, nothing newly stranded {still}",
+        s.bundle
+    ))
+}
+
+/// Each bundle's version, by package and name, as the oracle reads it.
+fn versions(c: &Catalog) -> std::collections::HashMap<(String, String), Version> {
+    let mut m = std::collections::HashMap::new();
+    for b in &c.bundles {
+        let v = b.properties.iter().find_map(|(t, v)| {
+            (t == "olm.package").then(|| v["version"].as_str().and_then(Version::parse))?
+        });
+        if let Some(v) = v {
+            m.entry((b.package.clone(), b.name.clone())).or_insert(v);
+        }
+    }
+    m
 }
 
 // ---------------------------------------------------------------------------------------

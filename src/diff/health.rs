@@ -7,8 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::package::{PackageScope, package};
 use super::{Dependency, InstallabilityChange, LostProvider, PackageDiff};
-use crate::catalog::{BundleId, CatalogSet, ChannelGraph, Package};
+use crate::catalog::{BundleId, CatalogSet, ChannelGraph, Package, PackageRequirement};
 use crate::explain::Detail;
+use crate::gvk::Gvk;
 use crate::installability::{Verdict, check_bundle};
 use crate::resolve::Resolver;
 
@@ -121,55 +122,18 @@ pub(crate) fn lost_providers(
     let heads: BTreeSet<BundleId> = channels.iter().filter_map(|c| head(n, c)).collect();
     let mut out = Vec::new();
     for b in heads.iter().filter_map(|b| new.bundle(*b)) {
-        // A bundle of its own package never meets its dependency: one bundle per package.
+        let packages = b.requires_packages.iter().map(Need::Package);
+        let apis = (b.requires_gvks.iter()).filter_map(|g| new.gvk(*g).map(Need::Api));
         let own = new.package_name(b.package);
-        for req in &b.requires_packages {
-            let providers = |set: &CatalogSet| -> Vec<String> {
-                let Some(id) = set.package_id(&req.package) else {
-                    return Vec::new();
-                };
-                (set.bundles_of(id).iter())
-                    .filter_map(|x| set.bundle(*x))
-                    .filter(|x| req.range.matches(&x.version))
-                    .map(|x| x.name.clone())
-                    .collect()
-            };
-            if providers(new).is_empty() {
-                let before = providers(old);
-                if !before.is_empty() {
-                    out.push(LostProvider {
-                        bundle: b.name.clone(),
-                        dependency: Dependency::Package {
-                            package: req.package.clone(),
-                            range: req.range.raw().to_string(),
-                        },
-                        providers_before: sorted(before),
-                    });
-                }
-            }
-        }
-        for g in &b.requires_gvks {
-            let Some(gvk) = new.gvk(*g) else { continue };
-            if !new.providers(*g).is_empty() {
+        for need in packages.chain(apis) {
+            if !met_by(new, &need, own).is_empty() {
                 continue;
             }
-            let before: Vec<String> = old
-                .gvk_id(gvk)
-                .map(|id| old.providers(id))
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|x| old.bundle(*x))
-                .filter(|x| old.package_name(x.package) != own)
-                .map(|x| x.name.clone())
-                .collect();
+            let before = met_by(old, &need, own);
             if !before.is_empty() {
                 out.push(LostProvider {
                     bundle: b.name.clone(),
-                    dependency: Dependency::Api {
-                        group: gvk.group.clone(),
-                        version: gvk.version.clone(),
-                        kind: gvk.kind.clone(),
-                    },
+                    dependency: need.dependency(),
                     providers_before: sorted(before),
                 });
             }
@@ -178,6 +142,46 @@ pub(crate) fn lost_providers(
     out.sort();
     out.dedup();
     out
+}
+
+/// A dependency of a head, as its catalog gives it.
+enum Need<'a> {
+    Package(&'a PackageRequirement),
+    Api(&'a Gvk),
+}
+
+impl Need<'_> {
+    fn dependency(&self) -> Dependency {
+        match self {
+            Need::Package(req) => Dependency::Package {
+                package: req.package.clone(),
+                range: req.range.raw().to_string(),
+            },
+            Need::Api(gvk) => Dependency::Api {
+                group: gvk.group.clone(),
+                version: gvk.version.clone(),
+                kind: gvk.kind.clone(),
+            },
+        }
+    }
+}
+
+/// The bundles of `set` that meet `need`, a dependency of a bundle of package `own`: none of
+/// `own`'s, since at most one bundle of a package is selected.
+fn met_by(set: &CatalogSet, need: &Need<'_>, own: &str) -> Vec<String> {
+    let ids = match need {
+        Need::Package(req) => set.package_id(&req.package).map(|id| set.bundles_of(id)),
+        Need::Api(gvk) => set.gvk_id(gvk).map(|id| set.providers(id)),
+    };
+    (ids.unwrap_or_default().iter())
+        .filter_map(|x| set.bundle(*x))
+        .filter(|x| set.package_name(x.package) != own)
+        .filter(|x| match need {
+            Need::Package(req) => req.range.matches(&x.version),
+            Need::Api(_) => true,
+        })
+        .map(|x| x.name.clone())
+        .collect()
 }
 
 fn sorted(mut names: Vec<String>) -> Vec<String> {

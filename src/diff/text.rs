@@ -80,6 +80,37 @@ fn stranded(out: &mut String, indent: &str, head: &str, list: &[Stranded]) {
     }
 }
 
+/// The default channel's move, or NEW's default channel without a head.
+fn default_channel(out: &mut String, p: &PackageDiff, moved: bool) {
+    let d = &p.default_channel;
+    let name = |c: &Option<String>| c.clone().unwrap_or_else(|| "(none)".into());
+    if moved {
+        let _ = writeln!(
+            out,
+            "  default channel: {} → {}",
+            name(&d.before),
+            name(&d.after)
+        );
+    } else if d.unusable_after {
+        let _ = writeln!(out, "  default channel: {}", name(&d.after));
+    }
+    if d.unusable_after {
+        let _ = writeln!(
+            out,
+            "    NEW's default channel has no head to upgrade to: Subscriptions without a channel cannot resolve"
+        );
+    }
+    if !d.stranded.is_empty() {
+        let _ = writeln!(
+            out,
+            "    Subscriptions without a channel move to {}; bundles of {} stranded by the move:",
+            name(&d.after),
+            name(&d.before)
+        );
+        stranded(out, "    ", "its head", &d.stranded);
+    }
+}
+
 fn says_something(c: &ChannelDiff) -> bool {
     !c.stranded.is_empty()
         || c.removed
@@ -176,32 +207,7 @@ fn package(out: &mut String, p: &PackageDiff) {
     for c in p.channels.iter().filter(|c| says_something(c)) {
         channel(out, c);
     }
-    let name = |c: &Option<String>| c.clone().unwrap_or_else(|| "(none)".into());
-    if moved {
-        let _ = writeln!(
-            out,
-            "  default channel: {} → {}",
-            name(&d.before),
-            name(&d.after)
-        );
-    } else if d.unusable_after {
-        let _ = writeln!(out, "  default channel: {}", name(&d.after));
-    }
-    if d.unusable_after {
-        let _ = writeln!(
-            out,
-            "    NEW's default channel has no head to upgrade to: Subscriptions without a channel cannot resolve"
-        );
-    }
-    if !d.stranded.is_empty() {
-        let _ = writeln!(
-            out,
-            "    Subscriptions without a channel move to {}; bundles of {} stranded by the move:",
-            name(&d.after),
-            name(&d.before)
-        );
-        stranded(out, "    ", "its head", &d.stranded);
-    }
+    default_channel(out, p, moved);
     for i in &p.installability {
         let what = if i.gave_up {
             "could not be checked within the budget"
