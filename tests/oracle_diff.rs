@@ -172,7 +172,7 @@ fn compare(old: &[Value], new: &[Value]) -> Result<(), String> {
             .map(|(_, s)| s);
         for s in sample {
             if let Some(r) = &s.rescue {
-                check_rescue(old, new, (package, channel), &o, &j.head, &j.stranded, s, r)
+                check_rescue(old, new, (package, channel), &o, j, s, r)
                     .map_err(|e| format!("{at}: {e}"))?;
             }
         }
@@ -182,14 +182,12 @@ fn compare(old: &[Value], new: &[Value]) -> Result<(), String> {
 
 /// The oracle's check of one rescue: NEW with it applied gets `bundle` to the same head, and
 /// strands nothing that NEW alone did not.
-#[allow(clippy::too_many_arguments)]
 fn check_rescue(
     old: &[Value],
     new: &[Value],
     (package, channel): (&str, &str),
     o: &Catalog,
-    head: &str,
-    stranded_before: &BTreeSet<String>,
+    j: &stranding::Judged,
     s: &deppy::advanced::diff::Stranded,
     r: &Rescue,
 ) -> Result<(), String> {
@@ -197,14 +195,14 @@ fn check_rescue(
     let n2 = read("new", &after);
     let v = Version::parse(&s.version).expect("a version");
     let fixed = stranding::reaches(&n2, package, channel, &s.bundle, &v) == Some(true);
-    let same_head = stranding::head(&n2, package, channel).as_deref() == Some(head);
+    let same_head = stranding::head(&n2, package, channel).as_ref() == Some(&j.head);
     let find =
         |c: &Catalog| (c.channels.iter()).position(|x| x.package == package && x.name == channel);
     let still = match (find(o), find(&n2)) {
         (Some(oi), Some(ni)) => {
             let (oc, nc) = (&o.channels[oi], &n2.channels[ni]);
             match stranding::judge_channel(oc, &versions(o), nc, &versions(&n2)) {
-                Verdict::Judged(j2) => j2.stranded.is_subset(stranded_before),
+                Verdict::Judged(j2) => j2.stranded.is_subset(&j.stranded),
                 _ => false,
             }
         }
