@@ -86,6 +86,13 @@ pub mod crd {
     };
 }
 
+/// What a new version of a catalog does to the users of the old one: stranded bundles with
+/// verified rescues, removed channels and packages, moved default channels, heads that no
+/// longer install, lost dependency providers, new deprecations (`deppy catalog diff`).
+pub mod diff {
+    pub use crate::diff::*;
+}
+
 /// The reporter: the words for failures, reasons, warnings and check results.
 pub mod explain {
     pub use crate::explain::{

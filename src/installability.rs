@@ -188,55 +188,58 @@ fn check_one(resolver: &Resolver, b: BundleId, channel: String) -> Option<Row> {
     let bundle = set.bundle(b)?;
     let catalog = set.catalog(bundle.catalog)?.name.clone();
     let package = set.package_name(bundle.package).to_string();
-    let request = Request {
-        require: vec![Requirement {
-            package: package.clone(),
-            bundle: Some(bundle.name.clone()),
-            catalog: Some(catalog.clone()),
-            ..Requirement::default()
-        }],
-        ..Request::default()
-    };
-    let mut gave_up = false;
-    let (installable, reason) = match resolver.resolve(&request) {
-        Ok((_, Outcome::Resolved(_))) => (true, Verdict::Installable),
-        Ok((u, Outcome::Unsatisfiable(f))) => (
-            false,
-            Verdict::Unsatisfiable(one_line(&explain_failure(
-                &f,
-                &u,
-                &request,
-                Detail::Summary,
-            ))),
-        ),
-        Err(crate::resolve::ResolveError::GaveUp {
-            conflicts,
-            exhausted,
-            proven,
-            ..
-        }) => {
-            gave_up = true;
-            (
-                false,
-                Verdict::GaveUp(GaveUpLine {
-                    conflicts,
-                    exhausted,
-                    proven,
-                }),
-            )
-        }
-        Err(e) => (false, Verdict::Failed(e.to_string())),
+    let reason = check_bundle(resolver, b, Detail::Summary)?;
+    let reason = match reason {
+        Verdict::Unsatisfiable(explanation) => Verdict::Unsatisfiable(one_line(&explanation)),
+        other => other,
     };
     Some(Row {
         package,
         bundle: bundle.name.clone(),
         catalog,
         channel,
-        installable,
+        installable: reason == Verdict::Installable,
+        gave_up: matches!(reason, Verdict::GaveUp(_)),
         reason,
-        gave_up,
         checked: true,
     })
+}
+
+/// Whether one bundle installs alone on an empty cluster (the request: its package, pinned
+/// to it, from its catalog). A bundle that does not is [`Verdict::Unsatisfiable`] with the
+/// whole explanation of the proof, worded in `detail`. None for an id the resolver's
+/// catalogs do not have.
+pub fn check_bundle(resolver: &Resolver, b: BundleId, detail: Detail) -> Option<Verdict> {
+    let set = resolver.catalogs();
+    let bundle = set.bundle(b)?;
+    let catalog = set.catalog(bundle.catalog)?.name.clone();
+    let request = Request {
+        require: vec![Requirement {
+            package: set.package_name(bundle.package).to_string(),
+            bundle: Some(bundle.name.clone()),
+            catalog: Some(catalog),
+            ..Requirement::default()
+        }],
+        ..Request::default()
+    };
+    let verdict = match resolver.resolve(&request) {
+        Ok((_, Outcome::Resolved(_))) => Verdict::Installable,
+        Ok((u, Outcome::Unsatisfiable(f))) => {
+            Verdict::Unsatisfiable(explain_failure(&f, &u, &request, detail))
+        }
+        Err(crate::resolve::ResolveError::GaveUp {
+            conflicts,
+            exhausted,
+            proven,
+            ..
+        }) => Verdict::GaveUp(GaveUpLine {
+            conflicts,
+            exhausted,
+            proven,
+        }),
+        Err(e) => Verdict::Failed(e.to_string()),
+    };
+    Some(verdict)
 }
 
 /// Checks every target on up to `available_parallelism` threads; rows in id order.

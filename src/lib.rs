@@ -32,7 +32,7 @@
 //! 2. derive: `resolve::admin`, `resolve::candidates`, `resolve::constraints`, `resolve::demand`, `resolve::derive`, `resolve::facts`, `resolve::installed`, `resolve::orders`, `resolve::reach`, `resolve::reason`, `resolve::universe`
 //! 3. solve: `solver`, `generic`, `resolve`, `resolve::problem`, `resolve::answer`, `resolve::check`
 //! 4. answer: `resolve::hints`, `resolve::plan`, `resolve::why`, `cluster::answer`, `cluster::v1::answer`, `cluster::resolve`, `cluster::crd`, `cluster::v1::advice`, `cluster::v1::resolve`
-//! 5. explain and report: `explain`, `report`, `graph`, `installability`, `pipeline`, `scenario`
+//! 5. explain and report: `explain`, `report`, `graph`, `installability`, `diff`, `pipeline`, `scenario`
 //! 6. facade: `advanced` (the public re-exports of the modules above, for callers outside the crate)
 //! 7. CLI: `cli` (the `deppy` binary: `src/main.rs` and `src/cli/`, through the public API)
 //!
@@ -87,6 +87,7 @@ mod catalog;
 mod cluster;
 mod constraint;
 mod crd;
+mod diff;
 mod explain;
 mod generic;
 mod graph;

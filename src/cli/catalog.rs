@@ -1,5 +1,5 @@
-//! `deppy catalog inspect|validate PATH[:PRIORITY]... [-o text|json|yaml]` and
-//! `deppy catalog render DIR... [-o json|yaml]`.
+//! `deppy catalog inspect|validate PATH[:PRIORITY]... [-o text|json|yaml]`,
+//! `deppy catalog render DIR... [-o json|yaml]` and `deppy catalog diff OLD NEW` (`super::diff`).
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +22,10 @@ pub enum CatalogCommand {
     /// Installability of every channel head (or every bundle with --all); exit 1 when one is
     /// not installable.
     Check(super::check::CheckArgs),
+    /// What NEW strands or breaks for the users of OLD: bundles with no upgrade path to the
+    /// new head (with a verified rescue each), removed channels and packages, moved default
+    /// channels, heads that no longer install; exit 1 when anything is.
+    Diff(super::diff::DiffArgs),
     /// Render bundle directories (manifests/ and metadata/), or directories of them
     /// (<pkg>/<version>/), to File-Based Catalog documents, as opm render does; channels
     /// are built in replaces mode.
@@ -198,6 +202,7 @@ pub fn run(cmd: CatalogCommand) -> anyhow::Result<u8> {
             Ok(EXIT_OK)
         }
         CatalogCommand::Check(args) => super::check::run(args),
+        CatalogCommand::Diff(args) => super::diff::run(args),
         CatalogCommand::Validate(args) => {
             let set = load(&args.paths)?;
             let report = inspect::validate(&set);

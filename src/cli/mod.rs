@@ -14,6 +14,7 @@ mod catalog;
 mod check;
 mod cluster;
 pub mod diagnostic;
+mod diff;
 mod graph;
 pub mod output;
 mod pipeline;
@@ -64,7 +65,7 @@ pub const EXIT_CODES: [(u8, &str); 5] = [
     ),
     (
         EXIT_FAILED,
-        "the answer is no: unsatisfiable; `why` TARGET not in the answer; `why-not` TARGET in it; an invalid catalog; a bundle not installable or a channel head that cannot be checked; an InstallPlan OLM will refuse (`cluster resolve`); scenario differences",
+        "the answer is no: unsatisfiable; `why` TARGET not in the answer; `why-not` TARGET in it; an invalid catalog; a bundle not installable or a channel head that cannot be checked; an InstallPlan OLM will refuse (`cluster resolve`); a catalog diff that strands or breaks something; scenario differences",
     ),
     (
         EXIT_BAD_INPUT,

@@ -24,6 +24,7 @@ pub mod predicate;
 pub mod preference;
 pub mod range;
 mod rules;
+pub mod stranding;
 pub mod version;
 
 pub use rules::Masks;
