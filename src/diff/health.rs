@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::package::{PackageScope, package};
+use super::scope::{PackageScope, package};
 use super::{Dependency, InstallabilityChange, LostProvider, PackageDiff};
 use crate::catalog::{BundleId, CatalogSet, ChannelGraph, Package, PackageRequirement};
 use crate::explain::Detail;

@@ -32,6 +32,8 @@ mod health;
 mod package;
 mod reach;
 mod rescue;
+mod scope;
+mod side;
 mod state;
 mod text;
 
@@ -344,7 +346,7 @@ impl ChannelFilter {
     /// otherwise judge nothing and say nothing is stranded).
     pub fn check_all(filters: &[ChannelFilter], old: &CatalogSet) -> Result<(), String> {
         for f in filters {
-            let Some(p) = package::package(old, &f.package) else {
+            let Some(p) = scope::package(old, &f.package) else {
                 return Err(format!("OLD has no package {:?}", f.package));
             };
             if let Some(c) = &f.channel
@@ -390,7 +392,7 @@ pub struct DiffOptions {
 pub fn diff(old: CatalogSet, new: CatalogSet, options: &DiffOptions) -> CatalogDiff {
     let old = Resolver::new(Arc::new(old)).with_options(options.solve.clone());
     let new = Resolver::new(Arc::new(new)).with_options(options.solve.clone());
-    let scope = package::scope(old.catalogs(), options);
+    let scope = scope::scope(old.catalogs(), options);
     // The time budget is looked at between packages: one in progress is finished.
     let deadline = options.solve.deadline_from(Instant::now());
     let mut packages: Vec<PackageDiff> = Vec::new();

@@ -17,8 +17,8 @@
 use std::collections::VecDeque;
 
 use super::Rescue;
-use super::channel::{Old, Side};
 use super::reach::{Installed, Reach};
+use super::side::{Old, Side};
 use crate::catalog::Channel;
 use crate::range::VersionRange;
 use crate::version::Version;

@@ -2,9 +2,10 @@
 //! no upgrade path to the head of the channel they follow) or leave stuck (their package or
 //! channel is gone, their channel has no head, or its head no longer installs).
 
-use super::channel::{Old, Side, judge_members};
-use super::package::package;
+use super::channel::judge_members;
 use super::reach::Installed;
+use super::scope::package;
+use super::side::{Old, Side};
 use super::{
     BundleRef, ChannelFilter, DiffOptions, PackageDiff, SubscriptionImpact, SubscriptionReason,
     SubscriptionStatus,
