@@ -50,6 +50,12 @@ pub mod graph {
     pub use crate::graph::*;
 }
 
+/// Catalog images: references (`docker://`, `oci:`, `oci-archive:`), pulling an index
+/// image's File-Based Catalog from a registry or a layout, and the cache of pulled catalogs.
+pub mod image {
+    pub use crate::image::*;
+}
+
 /// Reading input files with bounds, and the errors that name the file and the field.
 pub mod input {
     pub use crate::input::*;

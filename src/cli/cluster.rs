@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 
 use deppy::advanced::cluster::{
-    Binding, ClusterOptions, ClusterState, StateError, Status, read_paths,
+    Binding, ClusterOptions, ClusterState, StateError, Status, pull_catalogs, read_paths,
 };
 use deppy::advanced::explain::Detail;
 use deppy::advanced::request::Request;
@@ -31,7 +31,9 @@ pub struct ResolveArgs {
     #[arg(required = true, value_name = "STATE")]
     pub state: Vec<PathBuf>,
     /// The contents of CatalogSource NAMESPACE/NAME, or of OLM v1 ClusterCatalog NAME: an FBC
-    /// file or directory, or bundle directories (repeatable).
+    /// file or directory, bundle directories, or an image (docker://REF, oci:DIR[:TAG],
+    /// oci-archive:FILE[:TAG]) (repeatable). Catalogs not bound are pulled from the images
+    /// the state names.
     #[arg(long = "catalog", value_name = "NAMESPACE/NAME=PATH|NAME=PATH")]
     pub catalogs: Vec<String>,
     /// OLM's global catalog namespace (default: olm, or openshift-marketplace when only it
@@ -87,6 +89,7 @@ fn dump(paths: &[PathBuf]) -> Result<deppy::advanced::cluster::Dump, StateError>
 /// Runs a cluster subcommand and returns its exit code.
 pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
     let ClusterCommand::Resolve(args) = cmd;
+    super::images::set_budget(super::images::PullBudget::of(&args.budget));
     let mut state = ClusterState::from_dump(dump(&args.state)?)?;
     for f in &args.apply {
         state.apply(ClusterState::from_dump(dump(std::slice::from_ref(f))?)?);
@@ -110,7 +113,9 @@ pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
             s.api_version, s.kind, s.name, s.source
         ));
     }
-    let answer = deppy::advanced::cluster::resolve_cluster(&state, &bindings, &opts)?;
+    let pulled = super::images::with_puller(|p| pull_catalogs(&state, &bindings, &opts, p))?;
+    report::warnings(&pulled.warnings);
+    let answer = deppy::advanced::cluster::resolve_cluster(&state, &pulled.bindings, &opts)?;
     let text = super::catalog::render(&answer, args.output, || {
         deppy::advanced::explain::cluster::render(&answer)
     })?;

@@ -15,6 +15,7 @@ mod check;
 mod cluster;
 pub mod diagnostic;
 mod graph;
+mod images;
 pub mod output;
 mod pipeline;
 mod progress;
@@ -91,6 +92,8 @@ pub struct Cli {
     /// Say more: notes on what was skipped and why.
     #[arg(short, long, global = true, action = ArgAction::Count, conflicts_with = "quiet")]
     verbose: u8,
+    #[command(flatten)]
+    images: images::ImageFlags,
 }
 
 /// The catalog cache directory of this run, set once from `--cache-dir`.
@@ -184,7 +187,14 @@ impl Format {
 /// Runs a parsed command and returns its exit code.
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
     let _ = CACHE_DIR.set(cli.cache_dir.clone());
-    match cli.command {
+    images::init(cli.images.clone(), cli.cache_dir.clone());
+    let code = run_command(cli.command);
+    images::finish();
+    code
+}
+
+fn run_command(command: Command) -> anyhow::Result<u8> {
+    match command {
         Command::Catalog(cmd) => catalog::run(cmd),
         Command::Resolve(args) => resolve::resolve(args),
         Command::Cluster(cmd) => cluster::run(cmd),
@@ -207,9 +217,18 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
-/// The exit code of an error: [`EXIT_OUTPUT`] when the result could not be written, else
-/// [`EXIT_BAD_INPUT`].
+/// The exit code of an error: [`EXIT_GAVE_UP`] when pulling an image ran out of a budget,
+/// [`EXIT_OUTPUT`] when the result could not be written, else [`EXIT_BAD_INPUT`].
 pub fn exit_code_of(err: &anyhow::Error) -> u8 {
+    let budget = err.chain().any(|c| {
+        c.downcast_ref::<deppy::advanced::image::ImageError>()
+            .is_some_and(|e| e.is_budget())
+            || c.downcast_ref::<deppy::advanced::cluster::StateError>()
+                .is_some_and(|e| e.is_budget())
+    });
+    if budget {
+        return EXIT_GAVE_UP;
+    }
     let output = err.chain().any(|c| {
         c.downcast_ref::<output::OutputError>().is_some()
             || c.downcast_ref::<deppy::advanced::atomic::WriteError>()

@@ -58,6 +58,14 @@ pub enum StateError {
         /// What is wrong.
         message: String,
     },
+    /// A catalog's image could not be pulled (a catalog is never taken as empty for it).
+    #[error("catalog {catalog}: {error}")]
+    Pull {
+        /// `NAMESPACE/NAME`, or `NAME` for a ClusterCatalog.
+        catalog: String,
+        /// Why.
+        error: Box<crate::image::ImageError>,
+    },
     /// A `--policy` file cannot be used.
     #[error("--policy {file}: {message}")]
     Policy {
@@ -66,4 +74,11 @@ pub enum StateError {
         /// What is wrong.
         message: String,
     },
+}
+
+impl StateError {
+    /// True when a budget ran out (exit code 3) while pulling a catalog's image.
+    pub fn is_budget(&self) -> bool {
+        matches!(self, StateError::Pull { error, .. } if error.is_budget())
+    }
 }

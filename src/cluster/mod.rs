@@ -22,15 +22,18 @@ mod error;
 mod namespace;
 mod note;
 mod object;
+mod pod;
 mod precheck;
+#[cfg(feature = "registry")]
+mod pull;
 mod read;
 mod resolve;
 mod state;
 pub mod v1;
 
 pub use answer::{
-    ApiHolder, ClusterAnswer, ClusterWarning, CrdCheck, NamespaceAnswer, SelectedAnswer, Status,
-    SubscriptionAnswer,
+    ApiHolder, CatalogAnswer, CatalogOrigin, ClusterAnswer, ClusterWarning, CrdCheck,
+    NamespaceAnswer, SelectedAnswer, Status, SubscriptionAnswer,
 };
 pub use crd::ClusterCrds;
 pub use csv::PROPERTIES_ANNOTATION;
@@ -43,7 +46,10 @@ pub use object::{
     InstallPlanStatus, Kind, KindName, Object, ObjectRef, OperatorGroupSpec, OperatorGroupStatus,
     Skipped, Source, SubscriptionSpec, SubscriptionStatus,
 };
+pub use pod::{CATALOG_SOURCE_LABEL, CatalogPod};
 pub use precheck::Precheck;
+#[cfg(feature = "registry")]
+pub use pull::{PulledBindings, pull_catalogs};
 pub use read::{Dump, read_paths, read_text};
-pub use resolve::{Binding, ClusterOptions, plan_cluster, resolve_cluster};
+pub use resolve::{Binding, ClusterOptions, ImageOrigin, plan_cluster, resolve_cluster};
 pub use state::ClusterState;

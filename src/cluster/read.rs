@@ -14,6 +14,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use super::custom::{self, Custom};
 use super::error::StateError;
 use super::object::{Kind, KindName, Object, Skipped, Source};
+use super::pod::{self, CatalogPod};
 use crate::catalog::walk::{self, Root};
 
 /// What a dump holds: the objects deppy reads, and what it skipped (by kind).
@@ -25,6 +26,8 @@ pub struct Dump {
     pub skipped: Vec<Skipped>,
     /// Of those, the ones kept whole for the CRD checks (`super::custom`).
     pub custom: Vec<Custom>,
+    /// Of those, CatalogSources' registry pods (`super::pod`).
+    pub catalog_pods: Vec<CatalogPod>,
     /// Entries of a directory that were not read although their names say they would be (a
     /// FIFO, a dangling link, a link out of the directory named), in words.
     pub warnings: Vec<String>,
@@ -54,6 +57,7 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<Dump, StateError> {
         dump.objects.extend(d.objects);
         dump.skipped.extend(d.skipped);
         dump.custom.extend(d.custom);
+        dump.catalog_pods.extend(d.catalog_pods);
     }
     Ok(dump)
 }
@@ -295,6 +299,14 @@ fn single(head: Head, bodies: Bodies, source: Source, out: &mut Dump) -> Result<
             (Some(ns), Some(n)) => format!("{ns}/{n}"),
             (_, n) => n.clone().unwrap_or_default(),
         };
+        if pod::is_pod(&api_version, &kind) {
+            let status = match &status {
+                Body::Deferred(v) => Some(v.clone()),
+                _ => None,
+            };
+            out.catalog_pods
+                .extend(pod::catalog_pod(&metadata, status, &source));
+        }
         if custom::keeps(&api_version) && !kind.is_empty() {
             let bodies = Bodies {
                 spec,
@@ -387,7 +399,7 @@ fn typed(kind: KindName, spec: Body, status: Body) -> Result<Kind, String> {
         (Spec::CatalogSource(s), Status::Unread) => Kind::CatalogSource(s),
         (Spec::OperatorGroup(s), Status::OperatorGroup(t)) => Kind::OperatorGroup(s, t),
         (Spec::InstallPlan(s), Status::InstallPlan(t)) => Kind::InstallPlan(s, t),
-        (Spec::ClusterCatalog(s), Status::Unread) => Kind::ClusterCatalog(s),
+        (Spec::ClusterCatalog(s), Status::ClusterCatalog(t)) => Kind::ClusterCatalog(s, t),
         (Spec::ClusterExtension(s), Status::ClusterExtension(t)) => Kind::ClusterExtension(s, t),
         _ => return Err("spec and status of different kinds".into()),
     })

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::answer::{self, ClusterAnswer, NamespaceAnswer, Status};
+use super::answer::{self, CatalogAnswer, CatalogOrigin, ClusterAnswer, NamespaceAnswer, Status};
 use super::error::StateError;
 use super::namespace::{self, NamespacePlan, VisibleCatalog};
 use super::note::{Blocked, Note};
@@ -13,6 +13,7 @@ use super::object::{Kind, KindName};
 use super::state::ClusterState;
 use crate::catalog::{CatalogSet, CatalogSource, FileCache, LoadOptions, SourceFile};
 use crate::explain::Detail;
+use crate::image::{Digest, ImageRef};
 use crate::request::Request;
 use crate::resolve::{Outcome, ResolveError, Resolver};
 use crate::solver::SolveOptions;
@@ -26,13 +27,40 @@ pub struct Binding {
     pub namespace: String,
     /// Its name.
     pub name: String,
-    /// An FBC file or directory, or bundle directories.
+    /// An FBC file or directory, or bundle directories; for an image, the directory its
+    /// catalog was pulled to (empty until pulled).
     pub path: PathBuf,
+    /// The image the contents come from (`NAMESPACE/NAME=docker://REF`, or a CatalogSource's
+    /// image pulled by [`super::pull_catalogs`]); None for a path.
+    pub image: Option<ImageOrigin>,
+}
+
+/// The image a bound catalog comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImageOrigin {
+    /// The image pulled.
+    pub image: ImageRef,
+    /// The digest it resolved to; None until pulled.
+    pub digest: Option<Digest>,
+    /// The registry pod whose `imageID` named the digest, when one did.
+    pub pinned_by: Option<String>,
+}
+
+impl ImageOrigin {
+    /// The image as the answer names it: a registry reference without its transport.
+    pub fn image_text(&self) -> String {
+        match &self.image {
+            ImageRef::Registry(r) => r.to_string(),
+            other => other.to_string(),
+        }
+    }
 }
 
 impl Binding {
     /// Parses `NAMESPACE/NAME=PATH` (a CatalogSource) or `NAME=PATH` (an OLM v1
-    /// ClusterCatalog, cluster-scoped: `namespace` is empty).
+    /// ClusterCatalog, cluster-scoped: `namespace` is empty). PATH may be an image
+    /// (`docker://REF`, `oci:DIR[:TAG]`, `oci-archive:FILE[:TAG]`) unless a file of that name
+    /// exists; an image binding is pulled by [`super::pull_catalogs`].
     pub fn parse(spec: &str) -> Result<Binding, StateError> {
         let bad = |m: &str| StateError::Binding {
             binding: spec.to_string(),
@@ -51,11 +79,45 @@ impl Binding {
                 "expected NAMESPACE/NAME=PATH or NAME=PATH, each part non-empty",
             ));
         }
+        let image = if crate::image::reference::has_transport(path)
+            && !std::path::Path::new(path).exists()
+        {
+            let image = ImageRef::parse(path).map_err(|e| bad(&e.to_string()))?;
+            Some(ImageOrigin {
+                image,
+                digest: None,
+                pinned_by: None,
+            })
+        } else {
+            None
+        };
         Ok(Binding {
             namespace: ns.to_string(),
             name: n.to_string(),
-            path: PathBuf::from(path),
+            path: if image.is_some() {
+                PathBuf::new()
+            } else {
+                PathBuf::from(path)
+            },
+            image,
         })
+    }
+
+    /// `NAMESPACE/NAME` or `NAME`.
+    pub fn catalog(&self) -> String {
+        if self.namespace.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}/{}", self.namespace, self.name)
+        }
+    }
+
+    /// The binding as given: `NAMESPACE/NAME=PATH` or `NAMESPACE/NAME=IMAGE`.
+    pub fn describe(&self) -> String {
+        match &self.image {
+            Some(o) => format!("{}={}", self.catalog(), o.image),
+            None => format!("{}={}", self.catalog(), self.path.display()),
+        }
     }
 
     /// Binds a cluster-scoped ClusterCatalog (`NAME=PATH`) rather than a CatalogSource.
@@ -165,6 +227,17 @@ pub fn resolve_cluster(
     bindings: &[Binding],
     opts: &ClusterOptions,
 ) -> Result<ClusterAnswer, StateError> {
+    if let Some(b) = bindings
+        .iter()
+        .find(|b| b.image.as_ref().is_some_and(|o| o.digest.is_none()))
+    {
+        return Err(StateError::Binding {
+            binding: b.describe(),
+            message:
+                "the image is not pulled yet: pull the state's catalogs first (`pull_catalogs`)"
+                    .into(),
+        });
+    }
     let plans = plan_cluster(state, bindings, opts)?;
     let crds = super::crd::ClusterCrds::read(state)?;
     let files = read_bound(&plans)?;
@@ -215,6 +288,7 @@ pub fn resolve_cluster(
     let extensions = super::v1::resolve_extensions(state, bindings, &opts.load)?;
     let mut answer = ClusterAnswer::new(answers, state.skipped.len());
     answer.cluster_warnings = warnings;
+    answer.catalogs = bound_catalogs(bindings);
     Ok(answer.with_extensions(extensions))
 }
 
@@ -373,4 +447,29 @@ fn resolve_namespace(
         },
         Err(e) => blocked(&Blocked::BrokenCatalog(e.to_string()), &notes),
     }
+}
+
+/// The answer's `catalogs`: one per binding, by namespace and name.
+fn bound_catalogs(bindings: &[Binding]) -> Vec<CatalogAnswer> {
+    let mut out: Vec<CatalogAnswer> = bindings
+        .iter()
+        .map(|b| CatalogAnswer {
+            namespace: (!b.namespace.is_empty()).then(|| b.namespace.clone()),
+            name: b.name.clone(),
+            source: if b.image.is_some() {
+                CatalogOrigin::Image
+            } else {
+                CatalogOrigin::Path
+            },
+            image: b.image.as_ref().map(|o| o.image_text()),
+            digest: b
+                .image
+                .as_ref()
+                .and_then(|o| o.digest.as_ref().map(ToString::to_string)),
+            pinned_by: b.image.as_ref().and_then(|o| o.pinned_by.clone()),
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    out.dedup_by(|a, b| a.namespace == b.namespace && a.name == b.name);
+    out
 }

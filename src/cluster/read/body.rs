@@ -11,7 +11,9 @@ use crate::cluster::object::{
     CatalogSourceSpec, CsvSpec, CsvStatus, InstallPlanSpec, InstallPlanStatus, KindName,
     OperatorGroupSpec, OperatorGroupStatus, SubscriptionSpec, SubscriptionStatus,
 };
-use crate::cluster::v1::{ClusterCatalogSpec, ClusterExtensionSpec, ClusterExtensionStatus};
+use crate::cluster::v1::{
+    ClusterCatalogSpec, ClusterCatalogStatus, ClusterExtensionSpec, ClusterExtensionStatus,
+};
 
 /// Which body a seed reads.
 #[derive(Clone, Copy)]
@@ -47,6 +49,7 @@ pub(super) enum Status {
     OperatorGroup(OperatorGroupStatus),
     InstallPlan(InstallPlanStatus),
     ClusterExtension(ClusterExtensionStatus),
+    ClusterCatalog(ClusterCatalogStatus),
     /// A kind whose status deppy does not read.
     Unread,
 }
@@ -123,11 +126,12 @@ impl<'de> DeserializeSeed<'de> for BodySeed<'_> {
         let kind = match self.kind() {
             None => return Ok(Body::Deferred(typed(d, self.head, self.part)?)),
             Some(Err(())) => {
-                let keep = self
-                    .head
-                    .api_version
-                    .as_deref()
-                    .is_some_and(crate::cluster::custom::keeps);
+                let api = self.head.api_version.as_deref().unwrap_or_default();
+                let kind = self.head.kind.as_deref().unwrap_or_default();
+                // A Pod's status may name the digest a registry pod ran (`super::pod`).
+                let pod_status =
+                    matches!(self.part, Part::Status) && crate::cluster::pod::is_pod(api, kind);
+                let keep = crate::cluster::custom::keeps(api) || pod_status;
                 if keep {
                     return Ok(Body::Deferred(typed(d, self.head, self.part)?));
                 }
@@ -168,7 +172,10 @@ impl<'de> DeserializeSeed<'de> for BodySeed<'_> {
             (Part::Status, KindName::ClusterExtension) => {
                 Body::Status(Status::ClusterExtension(typed(d, h, p)?))
             }
-            (Part::Status, KindName::CatalogSource | KindName::ClusterCatalog) => {
+            (Part::Status, KindName::ClusterCatalog) => {
+                Body::Status(Status::ClusterCatalog(typed(d, h, p)?))
+            }
+            (Part::Status, KindName::CatalogSource) => {
                 IgnoredAny::deserialize(d)?;
                 Body::Status(Status::Unread)
             }
@@ -228,7 +235,8 @@ impl Body {
         Ok(match kind {
             KindName::Subscription => Status::Subscription(convert(v, p)?),
             KindName::ClusterServiceVersion => Status::Csv(convert(v, p)?),
-            KindName::CatalogSource | KindName::ClusterCatalog => Status::Unread,
+            KindName::CatalogSource => Status::Unread,
+            KindName::ClusterCatalog => Status::ClusterCatalog(convert(v, p)?),
             KindName::ClusterExtension => Status::ClusterExtension(convert(v, p)?),
             KindName::OperatorGroup => Status::OperatorGroup(convert(v, p)?),
             KindName::InstallPlan => Status::InstallPlan(convert(v, p)?),
