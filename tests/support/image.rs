@@ -72,7 +72,11 @@ pub fn tar(entries: &[Entry<'_>]) -> Vec<u8> {
         }
         h.set_entry_type(kind);
         h.set_size(data.len() as u64);
-        h.set_mode(if kind == tar::EntryType::Directory { 0o755 } else { 0o644 });
+        h.set_mode(if kind == tar::EntryType::Directory {
+            0o755
+        } else {
+            0o644
+        });
         h.set_cksum();
         b.append(&h, data).expect("tar entry");
     }
@@ -134,7 +138,11 @@ pub fn image(layers: Vec<Blob>, labels: &[(&str, &str)], docker: bool) -> Image 
         "application/vnd.oci.image.config.v1+json"
     };
     let config = Blob::new(serde_json::to_vec(&config).expect("json"), config_type);
-    let media = if docker { DOCKER_MANIFEST } else { OCI_MANIFEST };
+    let media = if docker {
+        DOCKER_MANIFEST
+    } else {
+        OCI_MANIFEST
+    };
     let manifest = serde_json::json!({
         "schemaVersion": 2,
         "mediaType": media,
@@ -151,7 +159,11 @@ pub fn image(layers: Vec<Blob>, labels: &[(&str, &str)], docker: bool) -> Image 
 
 /// The catalog image of a shipped catalog directory: one gzip layer under `/configs`.
 pub fn catalog_image(dir: &Path) -> Image {
-    image(vec![gzip_layer(&tar_dir(dir, "configs"))], &[(CONFIGS_LABEL, "/configs")], false)
+    image(
+        vec![gzip_layer(&tar_dir(dir, "configs"))],
+        &[(CONFIGS_LABEL, "/configs")],
+        false,
+    )
 }
 
 /// An index of `(os, architecture, image)`; `docker` makes a Docker manifest list.
@@ -173,7 +185,8 @@ pub fn index(entries: &[(&str, &str, &Image)], docker: bool) -> Blob {
 pub fn write_layout(dir: &Path, images: &[(&str, &Image)]) {
     let blobs = dir.join("blobs/sha256");
     std::fs::create_dir_all(&blobs).expect("layout dir");
-    std::fs::write(dir.join("oci-layout"), r#"{"imageLayoutVersion":"1.0.0"}"#).expect("oci-layout");
+    std::fs::write(dir.join("oci-layout"), r#"{"imageLayoutVersion":"1.0.0"}"#)
+        .expect("oci-layout");
     let mut manifests = Vec::new();
     for (tag, image) in images {
         for b in image.layers.iter().chain([&image.config, &image.manifest]) {
@@ -184,8 +197,13 @@ pub fn write_layout(dir: &Path, images: &[(&str, &Image)]) {
         d["annotations"] = serde_json::json!({"org.opencontainers.image.ref.name": tag});
         manifests.push(d);
     }
-    let index = serde_json::json!({"schemaVersion": 2, "mediaType": OCI_INDEX, "manifests": manifests});
-    std::fs::write(dir.join("index.json"), serde_json::to_vec(&index).expect("json")).expect("index");
+    let index =
+        serde_json::json!({"schemaVersion": 2, "mediaType": OCI_INDEX, "manifests": manifests});
+    std::fs::write(
+        dir.join("index.json"),
+        serde_json::to_vec(&index).expect("json"),
+    )
+    .expect("index");
 }
 
 /// A tar file of the layout in `dir` (an `oci-archive:`).

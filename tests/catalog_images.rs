@@ -1,0 +1,601 @@
+//! Catalog images end to end: images built here from the shipped catalogs, read from an OCI
+//! layout and archive, and pushed to a real registry (Debian's `docker-registry`, started on
+//! 127.0.0.1 by `support::registry`); deppy pulls them where a catalog is bound and answers as
+//! from the catalog's directory. A machine without the registry skips the registry tests,
+//! saying which and how to install it.
+
+#[path = "support/cli.rs"]
+mod cli;
+#[path = "support/image.rs"]
+mod image;
+#[path = "support/registry.rs"]
+mod registry;
+
+use std::path::Path;
+
+use cli::{Ran, deppy};
+use image::{CONFIGS_LABEL, DATABASE_LABEL, Entry};
+use registry::{Registry, Setup};
+
+const ODF: &str = "catalogs/odf-dev";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `deppy resolve --catalog CATALOG --require odf-dependencies` with its own image cache.
+fn resolve_odf(catalog: &str, cache: &Path, extra: &[&str]) -> Ran {
+    let mut args = vec![
+        "resolve",
+        "--catalog",
+        catalog,
+        "--require",
+        "odf-dependencies",
+    ];
+    args.extend(extra);
+    deppy(&args)
+        .env("XDG_CACHE_HOME", &cache.display().to_string())
+        .run()
+}
+
+/// The answer from the shipped directory, named `odf-dev`.
+fn expected_odf() -> String {
+    let ran = deppy(&["resolve", "--catalog", ODF, "--require", "odf-dependencies"]).run();
+    ran.expect(0);
+    ran.stdout
+}
+
+#[test]
+fn an_oci_layout_and_archive_answer_as_the_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let layout = tmp.path().join("layout");
+    let img = image::catalog_image(&root().join(ODF));
+    image::write_layout(&layout, &[("v1", &img)]);
+    let want = expected_odf();
+    let cache = tmp.path().join("cache");
+    let spec = format!("odf-dev=oci:{}:v1", layout.display());
+    let ran = resolve_odf(&spec, &cache, &[]);
+    assert_eq!(ran.expect(0).stdout, want);
+    let archive = tmp.path().join("odf.tar");
+    image::write_archive(&layout, &archive);
+    let ran = resolve_odf(
+        &format!("odf-dev=oci-archive:{}:v1:0", archive.display()),
+        &cache,
+        &[],
+    );
+    assert_eq!(ran.expect(0).stdout, want);
+    // A tag the layout does not have.
+    let ran = resolve_odf(&format!("oci:{}:v2", layout.display()), &cache, &[]);
+    ran.expect(2);
+    assert!(
+        ran.stderr.contains("no image tagged \"v2\"") && ran.stderr.contains("v1"),
+        "{}",
+        ran.stderr
+    );
+    // `deppy catalog pull` writes the catalog's files.
+    let out = tmp.path().join("pulled");
+    let ran = deppy(&[
+        "catalog",
+        "pull",
+        &format!("oci:{}:v1", layout.display()),
+        &out.display().to_string(),
+    ])
+    .env("XDG_CACHE_HOME", &cache.display().to_string())
+    .run();
+    ran.expect(0);
+    for f in std::fs::read_dir(root().join(ODF)).unwrap() {
+        let f = f.unwrap();
+        assert_eq!(
+            std::fs::read(out.join(f.file_name())).unwrap(),
+            std::fs::read(f.path()).unwrap(),
+            "{:?}",
+            f.file_name()
+        );
+    }
+    let ran = resolve_odf(&format!("odf-dev={}", out.display()), &cache, &[]);
+    assert_eq!(ran.expect(0).stdout, want);
+    // A directory that is not empty is not written into.
+    let ran = deppy(&[
+        "catalog",
+        "pull",
+        &format!("oci:{}:v1", layout.display()),
+        &out.display().to_string(),
+    ])
+    .run();
+    ran.expect(2);
+    assert!(
+        ran.stderr.contains("not an empty directory"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn tag_and_digest_the_cache_offline_and_a_stopped_registry() {
+    let Some(mut reg) = Registry::start(
+        "tag_and_digest_the_cache_offline_and_a_stopped_registry",
+        Setup::default(),
+    ) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let digest = reg.push(
+        "ops/odf-dev",
+        "v1",
+        &image::catalog_image(&root().join(ODF)),
+    );
+    let want = expected_odf();
+    let by_tag = reg.reference("ops/odf-dev", "v1");
+    let ran = resolve_odf(&by_tag, &cache, &["-v"]);
+    assert_eq!(
+        ran.expect(0).stdout,
+        want,
+        "named odf-dev after the repository"
+    );
+    assert!(
+        ran.stderr
+            .contains(&format!("contacting registry {}", reg.host())),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains(&digest),
+        "-v names the digest: {}",
+        ran.stderr
+    );
+    let by_digest = format!("docker://{}/ops/odf-dev@{digest}", reg.host());
+    let ran = resolve_odf(&format!("{by_digest}:0"), &cache, &["-v"]);
+    assert_eq!(ran.expect(0).stdout, want);
+    // A 404 names the reference.
+    let ran = resolve_odf(&reg.reference("ops/odf-dev", "nope"), &cache, &[]);
+    ran.expect(2);
+    assert!(
+        ran.stderr.contains("not found") && ran.stderr.contains("ops/odf-dev:nope"),
+        "{}",
+        ran.stderr
+    );
+
+    reg.stop();
+    // By digest, the cache answers without the registry; by tag, the registry must answer.
+    let ran = resolve_odf(&by_digest, &cache, &["-v"]);
+    assert_eq!(ran.expect(0).stdout, want);
+    assert!(!ran.stderr.contains("contacting"), "{}", ran.stderr);
+    let ran = resolve_odf(&by_tag, &cache, &[]);
+    ran.expect(2);
+    assert!(
+        ran.stderr
+            .contains(&format!("registry {} did not answer", reg.host())),
+        "{}",
+        ran.stderr
+    );
+    // Offline, the tag's last digest is used; an image never pulled is an error.
+    let ran = resolve_odf(&by_tag, &cache, &["--offline", "-v"]);
+    assert_eq!(ran.expect(0).stdout, want);
+    assert!(!ran.stderr.contains("contacting"), "{}", ran.stderr);
+    let ran = resolve_odf(&reg.reference("ops/other", "v1"), &cache, &["--offline"]);
+    ran.expect(2);
+    assert!(ran.stderr.contains("--offline"), "{}", ran.stderr);
+    let ran = resolve_odf(&by_digest, &tmp.path().join("empty-cache"), &["--offline"]);
+    ran.expect(2);
+}
+
+#[test]
+fn an_index_of_two_platforms_and_zstd_and_docker_layers() {
+    let Some(reg) = Registry::start(
+        "an_index_of_two_platforms_and_zstd_and_docker_layers",
+        Setup::default(),
+    ) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let odf = image::tar_dir(&root().join(ODF), "configs");
+    let other = image::tar_dir(&root().join("catalogs/heavy"), "configs");
+    let amd64 = image::image(
+        vec![image::zstd_layer(&odf)],
+        &[(CONFIGS_LABEL, "/configs")],
+        false,
+    );
+    let arm64 = image::image(
+        vec![image::gzip_layer(&other)],
+        &[(CONFIGS_LABEL, "/configs")],
+        false,
+    );
+    for (repo, docker) in [("multi/oci", false), ("multi/docker", true)] {
+        let (amd64, arm64) = if docker {
+            let d = |i: &image::Image| {
+                image::image(i.layers.clone(), &[(CONFIGS_LABEL, "/configs")], true)
+            };
+            (d(&amd64), d(&arm64))
+        } else {
+            (amd64.clone(), arm64.clone())
+        };
+        for img in [&amd64, &arm64] {
+            for b in img.layers.iter().chain([&img.config]) {
+                reg.push_blob(repo, b);
+            }
+            reg.push_manifest(repo, &img.manifest.digest, &img.manifest);
+        }
+        let index = image::index(
+            &[("linux", "arm64", &arm64), ("linux", "amd64", &amd64)],
+            docker,
+        );
+        reg.push_manifest(repo, "v1", &index);
+        let ran = resolve_odf(
+            &format!("odf-dev={}", reg.reference(repo, "v1")),
+            &cache,
+            &[],
+        );
+        assert_eq!(
+            ran.expect(0).stdout,
+            expected_odf(),
+            "{repo}: linux/amd64 is picked"
+        );
+    }
+}
+
+#[test]
+fn a_whiteout_deletes_a_package_and_another_configs_label_is_read() {
+    let Some(reg) = Registry::start(
+        "a_whiteout_deletes_a_package_and_another_configs_label_is_read",
+        Setup::default(),
+    ) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let base = image::tar_dir(&root().join(ODF), "srv/catalog");
+    let top = image::tar(&[Entry::File("srv/catalog/.wh.recipe.yaml", b"")]);
+    let img = image::image(
+        vec![image::gzip_layer(&base), image::zstd_layer(&top)],
+        &[(CONFIGS_LABEL, "/srv/catalog")],
+        false,
+    );
+    reg.push("odf/whiteout", "v1", &img);
+    let out = tmp.path().join("pulled");
+    deppy(&[
+        "catalog",
+        "pull",
+        &reg.reference("odf/whiteout", "v1"),
+        &out.display().to_string(),
+    ])
+    .env("XDG_CACHE_HOME", &cache.display().to_string())
+    .run()
+    .expect(0);
+    assert!(out.join("odf-dependencies.yaml").is_file());
+    assert!(!out.join("recipe.yaml").exists(), "the whiteout deleted it");
+    let ran = resolve_odf(
+        &format!("odf-dev={}", reg.reference("odf/whiteout", "v1")),
+        &cache,
+        &[],
+    );
+    ran.expect(1);
+    assert!(ran.stdout.contains("recipe"), "{}", ran.stdout);
+}
+
+#[test]
+fn htpasswd_behind_tls_with_a_ca_the_test_makes() {
+    let setup = Setup {
+        tls: true,
+        login: Some(("deppy".into(), "s3cret".into())),
+    };
+    let Some(reg) = Registry::start("htpasswd_behind_tls_with_a_ca_the_test_makes", setup) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache").display().to_string();
+    reg.push(
+        "private/odf",
+        "v1",
+        &image::catalog_image(&root().join(ODF)),
+    );
+    let image = format!("odf-dev={}", reg.reference("private/odf", "v1"));
+    let ca = reg.ca.clone().unwrap().display().to_string();
+    let auth = tmp.path().join("auth.json");
+    let args = [
+        "resolve",
+        "--catalog",
+        &image,
+        "--require",
+        "odf-dependencies",
+        "--registry-ca",
+        &ca,
+    ];
+    // Without credentials: 401, naming the registry and the files looked at.
+    let ran = deppy(&args)
+        .env("XDG_CACHE_HOME", &cache)
+        .env("REGISTRY_AUTH_FILE", &auth.display().to_string())
+        .run();
+    ran.expect(2);
+    assert!(
+        ran.stderr
+            .contains(&format!("registry {} refused access (401)", reg.host()))
+            && ran.stderr.contains(&auth.display().to_string()),
+        "{}",
+        ran.stderr
+    );
+    // With them (as podman login writes them).
+    use base64::Engine as _;
+    let token = base64::engine::general_purpose::STANDARD.encode("deppy:s3cret");
+    std::fs::write(
+        &auth,
+        format!(r#"{{"auths":{{"{}":{{"auth":"{token}"}}}}}}"#, reg.host()),
+    )
+    .unwrap();
+    let ran = deppy(&args)
+        .env("XDG_CACHE_HOME", &cache)
+        .env("REGISTRY_AUTH_FILE", &auth.display().to_string())
+        .run();
+    assert_eq!(ran.expect(0).stdout, expected_odf());
+    // A wrong password is refused, saying credentials were sent.
+    let token = base64::engine::general_purpose::STANDARD.encode("deppy:wrong");
+    std::fs::write(
+        &auth,
+        format!(r#"{{"auths":{{"{}":{{"auth":"{token}"}}}}}}"#, reg.host()),
+    )
+    .unwrap();
+    let other = format!("odf-dev={}", reg.reference("private/odf", "v2"));
+    let ran = deppy(&[
+        "resolve",
+        "--catalog",
+        &other,
+        "--require",
+        "x",
+        "--registry-ca",
+        &ca,
+    ])
+    .env("XDG_CACHE_HOME", &cache)
+    .env("REGISTRY_AUTH_FILE", &auth.display().to_string())
+    .run();
+    ran.expect(2);
+    assert!(ran.stderr.contains("were not accepted"), "{}", ran.stderr);
+    // Without the CA, the certificate is not trusted, and the error says how to trust it.
+    let ran = deppy(&[
+        "resolve",
+        "--catalog",
+        &image,
+        "--require",
+        "odf-dependencies",
+    ])
+    .env(
+        "XDG_CACHE_HOME",
+        &tmp.path().join("other-cache").display().to_string(),
+    )
+    .env("REGISTRY_AUTH_FILE", &auth.display().to_string())
+    .run();
+    ran.expect(2);
+    assert!(ran.stderr.contains("--registry-ca"), "{}", ran.stderr);
+}
+
+#[test]
+fn entries_that_would_leave_the_catalog_and_a_bomb_are_refused() {
+    let Some(reg) = Registry::start(
+        "entries_that_would_leave_the_catalog_and_a_bomb_are_refused",
+        Setup::default(),
+    ) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let label = [(CONFIGS_LABEL, "/configs")];
+    let cases: [(&str, Vec<Entry<'_>>, &str); 2] = [
+        (
+            "dotdot",
+            vec![Entry::File("configs/../../etc/x.json", b"{}")],
+            "configs/../../etc/x.json",
+        ),
+        (
+            "link",
+            vec![Entry::Symlink("configs/a.json", "/etc/passwd")],
+            "configs/a.json",
+        ),
+    ];
+    for (repo, entries, entry) in cases {
+        let img = image::image(
+            vec![image::gzip_layer(&image::tar(&entries))],
+            &label,
+            false,
+        );
+        reg.push(&format!("bad/{repo}"), "v1", &img);
+        let ran = resolve_odf(&reg.reference(&format!("bad/{repo}"), "v1"), &cache, &[]);
+        ran.expect(2);
+        assert!(
+            ran.stderr.contains(&format!("entry {entry:?} refused"))
+                && ran.stderr.contains(&format!("bad/{repo}:v1")),
+            "{}",
+            ran.stderr
+        );
+    }
+    // 64 MiB of zeros in the catalog, 64 KiB compressed, against --max-memory 16.
+    let zeros = vec![0u8; 64 << 20];
+    let bomb = image::gzip_layer(&image::tar(&[Entry::File("configs/big.json", &zeros)]));
+    assert!(bomb.bytes.len() < 1 << 20);
+    reg.push("bad/bomb", "v1", &image::image(vec![bomb], &label, false));
+    let ran = resolve_odf(
+        &reg.reference("bad/bomb", "v1"),
+        &cache,
+        &["--max-memory", "16"],
+    );
+    ran.expect(3);
+    assert!(
+        ran.stderr.contains("larger than 16777216 bytes"),
+        "{}",
+        ran.stderr
+    );
+    // An old SQLite index.
+    let db = image::image(
+        vec![image::gzip_layer(&image::tar(&[Entry::File(
+            "database/index.db",
+            b"SQLite format 3",
+        )]))],
+        &[(DATABASE_LABEL, "/database/index.db")],
+        true,
+    );
+    reg.push("old/index", "v4.8", &db);
+    let ran = resolve_odf(&reg.reference("old/index", "v4.8"), &cache, &[]);
+    ran.expect(2);
+    assert!(
+        ran.stderr.contains("SQLite") && ran.stderr.contains("opm migrate"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        !cache.join("deppy/images/v1/sha256").exists()
+            || std::fs::read_dir(cache.join("deppy/images/v1/sha256"))
+                .unwrap()
+                .next()
+                .is_none(),
+        "nothing refused is cached"
+    );
+}
+
+/// The example cluster's state with its CatalogSource's image in the test registry, and,
+/// with `pod`, its registry pod having run `pinned`.
+fn cluster_state(dir: &Path, reg: &Registry, pinned: Option<&str>, extra: &str) {
+    let text =
+        std::fs::read_to_string(root().join("catalogs/cluster-example/cluster.yaml")).unwrap();
+    let image = format!("{}/redhat/community-operator-index", reg.host());
+    let text = text.replace("registry.redhat.io/redhat/community-operator-index", &image);
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("cluster.yaml"), text).unwrap();
+    let mut more = extra.to_string();
+    if let Some(digest) = pinned {
+        more.push_str(&format!(
+            "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: community-operators-x7k2q\n  namespace: openshift-marketplace\n  labels: {{olm.catalogSource: community-operators}}\nspec:\n  containers: [{{name: registry-server, image: '{image}:v4.22'}}]\nstatus:\n  phase: Running\n  containerStatuses:\n  - name: registry-server\n    image: '{image}:v4.22'\n    imageID: '{image}@{digest}'\n"
+        ));
+    }
+    std::fs::write(dir.join("more.yaml"), more).unwrap();
+}
+
+#[test]
+fn the_cluster_example_pulls_the_digest_its_catalog_pod_ran() {
+    let Some(reg) = Registry::start(
+        "the_cluster_example_pulls_the_digest_its_catalog_pod_ran",
+        Setup::default(),
+    ) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache").display().to_string();
+    let repo = "redhat/community-operator-index";
+    let ran_then = reg.push(
+        repo,
+        "v4.22",
+        &image::catalog_image(&root().join("catalogs/community-v4.22")),
+    );
+    // The tag has moved on since the pod started.
+    let now = reg.push(repo, "v4.22", &image::catalog_image(&root().join(ODF)));
+    assert_ne!(ran_then, now);
+    let bound = deppy(&[
+        "cluster",
+        "resolve",
+        "catalogs/cluster-example/cluster.yaml",
+        "--catalog",
+        "openshift-marketplace/community-operators=catalogs/community-v4.22",
+    ])
+    .run();
+    bound.expect(1);
+
+    let state = tmp.path().join("state");
+    cluster_state(&state, &reg, Some(&ran_then), "");
+    let st = state.display().to_string();
+    let ran = deppy(&["cluster", "resolve", &st])
+        .env("XDG_CACHE_HOME", &cache)
+        .run();
+    ran.expect(1);
+    let first = format!(
+        "catalog openshift-marketplace/community-operators: image {}/{repo}@{ran_then}, the digest its registry pod community-operators-x7k2q ran\n",
+        reg.host()
+    );
+    assert_eq!(
+        ran.stdout,
+        format!("{first}{}", bound.stdout),
+        "one command, no --catalog"
+    );
+    let json = deppy(&["cluster", "resolve", &st, "-o", "json"])
+        .env("XDG_CACHE_HOME", &cache)
+        .run();
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(
+        v["catalogs"],
+        serde_json::json!([{"namespace": "openshift-marketplace", "name": "community-operators", "source": "image",
+            "image": format!("{}/{repo}@{ran_then}", reg.host()), "digest": ran_then, "pinnedBy": "community-operators-x7k2q"}])
+    );
+    let path_json = deppy(&[
+        "cluster",
+        "resolve",
+        "catalogs/cluster-example/cluster.yaml",
+        "-o",
+        "json",
+        "--catalog",
+        "openshift-marketplace/community-operators=catalogs/community-v4.22",
+    ])
+    .run();
+    let p: serde_json::Value = serde_json::from_str(&path_json.stdout).unwrap();
+    assert_eq!(p["catalogs"][0]["source"], "path");
+    assert_eq!(p["namespaces"], v["namespaces"]);
+
+    // Without the pod, the tag is pulled: what it names now is another catalog.
+    let tagged = tmp.path().join("tagged");
+    cluster_state(&tagged, &reg, None, "");
+    let ran = deppy(&["cluster", "resolve", &tagged.display().to_string()])
+        .env("XDG_CACHE_HOME", &cache)
+        .run();
+    assert!(
+        ran.stdout.starts_with(&format!(
+            "catalog openshift-marketplace/community-operators: image {}/{repo}:v4.22 ({now})\n",
+            reg.host()
+        )),
+        "{}",
+        ran.stdout
+    );
+    assert_ne!(ran.stdout.split_once('\n').unwrap().1, bound.stdout);
+
+    // Offline with an empty cache: the catalog stays unbound, with a warning saying why.
+    let ran = deppy(&["cluster", "resolve", &st, "--offline"])
+        .env(
+            "XDG_CACHE_HOME",
+            &tmp.path().join("empty").display().to_string(),
+        )
+        .run();
+    ran.expect(1);
+    assert!(
+        ran.stderr.contains("--offline forbids pulling it"),
+        "{}",
+        ran.stderr
+    );
+    assert!(ran.stdout.contains("is taken as empty"), "{}", ran.stdout);
+
+    // A CatalogSource with only an address is not pulled; a failed pull is an error, not an
+    // empty catalog.
+    let address = "---\napiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\nmetadata: {name: served, namespace: openshift-marketplace}\nspec: {sourceType: grpc, address: 'served.example:50051'}\n";
+    let with_address = tmp.path().join("address");
+    cluster_state(&with_address, &reg, Some(&ran_then), address);
+    let ran = deppy(&["cluster", "resolve", &with_address.display().to_string()])
+        .env("XDG_CACHE_HOME", &cache)
+        .run();
+    ran.expect(1);
+    assert!(
+        ran.stdout
+            .contains("catalog openshift-marketplace/served is taken as empty"),
+        "{}",
+        ran.stdout
+    );
+    let mut stopped = reg;
+    stopped.stop();
+    let ran = deppy(&["cluster", "resolve", &tagged.display().to_string()])
+        .env(
+            "XDG_CACHE_HOME",
+            &tmp.path().join("empty2").display().to_string(),
+        )
+        .run();
+    ran.expect(2);
+    assert!(
+        ran.stderr
+            .contains("catalog openshift-marketplace/community-operators: image docker://")
+            && ran.stderr.contains("did not answer"),
+        "{}",
+        ran.stderr
+    );
+}
