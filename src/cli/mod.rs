@@ -50,11 +50,11 @@ pub const EXIT_CODES: [(u8, &str); 5] = [
     ),
     (
         EXIT_BAD_INPUT,
-        "bad input or usage: a file that cannot be read or is invalid, a bad argument",
+        "bad input or usage: a file that cannot be read or is invalid, a bad argument; a catalog image that cannot be pulled: a bad reference, a registry that refused access (401, 403) or does not answer, a reference it does not have (404), an entry that would write outside the catalog, a SQLite index",
     ),
     (
         EXIT_GAVE_UP,
-        "a budget ran out (time, conflicts, memory) before an answer; what was proven by then is printed",
+        "a budget ran out (time, conflicts, memory) before an answer; what was proven by then is printed; or pulling a catalog image ran out of time or past `--max-memory`",
     ),
     (
         EXIT_OUTPUT,

@@ -59,7 +59,7 @@ pub enum StateError {
         message: String,
     },
     /// A catalog's image could not be pulled (a catalog is never taken as empty for it).
-    #[error("catalog {catalog}: {error}")]
+    #[error("catalog {catalog}: {error}{}", if error.is_budget() { String::new() } else { format!(" (bind its contents with --catalog {catalog}=PATH, or give --offline to leave catalogs whose images are not cached unbound)") })]
     Pull {
         /// `NAMESPACE/NAME`, or `NAME` for a ClusterCatalog.
         catalog: String,
