@@ -85,6 +85,7 @@ pub fn catalog_pod(
 
 /// The digest reference the registry pods of one CatalogSource ran, and the pod it came
 /// from: a running pod's first, else any pod's, by pod name.
+#[cfg(feature = "registry")]
 pub fn pinned<'a>(
     pods: impl Iterator<Item = &'a CatalogPod>,
 ) -> Option<(&'a RegistryRef, &'a str)> {

@@ -417,11 +417,8 @@ impl Tree {
             return Ok(());
         }
         match kind {
-            tar::EntryType::Directory => {
-                if inside {
-                    self.put(path, Node::Dir { layer });
-                }
-            }
+            tar::EntryType::Directory if inside => self.put(path, Node::Dir { layer }),
+            tar::EntryType::Directory => {}
             tar::EntryType::Regular | tar::EntryType::Continuous | tar::EntryType::GNUSparse
                 if inside =>
             {

@@ -24,9 +24,9 @@ pub const MAX_MANIFEST_BYTES: u64 = 4 << 20;
 #[derive(Debug)]
 pub enum Fetched {
     /// An OCI image index or Docker manifest list.
-    Index(ImageIndex),
+    Index(Box<ImageIndex>),
     /// An OCI or Docker schema 2 image manifest.
-    Image(ImageManifest),
+    Image(Box<ImageManifest>),
 }
 
 fn manifest_error(image: &str, message: impl Into<String>) -> ImageError {
@@ -81,11 +81,11 @@ pub fn parse(image: &str, bytes: &[u8], content_type: Option<&str>) -> Result<Fe
     };
     if is_index {
         ImageIndex::from_reader(bytes)
-            .map(Fetched::Index)
+            .map(|i| Fetched::Index(Box::new(i)))
             .map_err(json_error)
     } else {
         ImageManifest::from_reader(bytes)
-            .map(Fetched::Image)
+            .map(|m| Fetched::Image(Box::new(m)))
             .map_err(json_error)
     }
 }

@@ -208,7 +208,7 @@ impl Puller {
                         });
                     }
                     let bytes = source.manifest(d)?;
-                    match manifest::parse(name, &bytes, Some(&d.media_type().to_string()))? {
+                    match manifest::parse(name, &bytes, Some(d.media_type().as_ref()))? {
                         Fetched::Image(m) => (m, digest_of(name, d)?),
                         Fetched::Index(_) => {
                             return Err(ImageError::Unsupported {

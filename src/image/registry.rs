@@ -34,7 +34,8 @@ pub struct RegistryOptions {
     /// PEM files of certificate authorities to trust besides the system's
     /// (`--registry-ca`).
     pub ca_files: Vec<PathBuf>,
-    /// Credential files; None: [`auth::default_files`].
+    /// Credential files; None: `$REGISTRY_AUTH_FILE`, `${XDG_RUNTIME_DIR}/containers/auth.json`
+    /// and `~/.docker/config.json` (`$DOCKER_CONFIG/config.json`), in that order.
     pub auth_files: Option<Vec<PathBuf>>,
 }
 

@@ -237,7 +237,7 @@ fn budgets_stop_a_bomb() {
         max_catalog_bytes: 1 << 20,
         ..BUDGET
     };
-    let e = apply_with("/configs", &[bomb.clone()], &small).unwrap_err();
+    let e = apply_with("/configs", std::slice::from_ref(&bomb), &small).unwrap_err();
     assert!(
         e.is_budget() && e.to_string().contains("--max-memory"),
         "{e}"
