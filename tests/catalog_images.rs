@@ -94,6 +94,29 @@ fn an_oci_layout_and_archive_answer_as_the_directory() {
     }
     let ran = resolve_odf(&format!("odf-dev={}", out.display()), &cache, &[]);
     assert_eq!(ran.expect(0).stdout, want);
+    // A blob whose bytes are not what its digest says is refused, and nothing is cached.
+    let bad = tmp.path().join("bad-layout");
+    image::write_layout(&bad, &[("v1", &img)]);
+    let layer = &img.layers[0];
+    let file = bad
+        .join("blobs/sha256")
+        .join(layer.digest.trim_start_matches("sha256:"));
+    let mut bytes = std::fs::read(&file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&file, bytes).unwrap();
+    let ran = resolve_odf(
+        &format!("oci:{}:v1", bad.display()),
+        &tmp.path().join("cache2"),
+        &[],
+    );
+    ran.expect(2);
+    assert!(
+        ran.stderr
+            .contains(&format!("layer {} does not match its digest", layer.digest)),
+        "{}",
+        ran.stderr
+    );
     // A directory that is not empty is not written into.
     let ran = deppy(&[
         "catalog",

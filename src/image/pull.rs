@@ -285,7 +285,16 @@ impl Puller {
             let digest = digest_of(name, layer)?;
             let what = format!("layer {digest}");
             let mut verify = Verify::new(source.blob(layer)?, &digest);
-            tree.apply(&mut verify, i, name, &digest.to_string(), &budget)?;
+            if let Err(e) = tree.apply(&mut verify, i, name, &digest.to_string(), &budget) {
+                // A stream that breaks is best explained by bytes that are not the blob's.
+                if !e.is_budget()
+                    && let Err(d @ ImageError::Digest { .. }) =
+                        verify.finish(name, &what, &digest, layer.size())
+                {
+                    return Err(d);
+                }
+                return Err(e);
+            }
             verify.finish(name, &what, &digest, layer.size())?;
         }
         Ok((tree, configs))

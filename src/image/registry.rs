@@ -613,6 +613,98 @@ mod tests {
         );
     }
 
+    /// A server on loopback that answers each connection with the next canned answer (a
+    /// connection that does not speak HTTP gets a 400, as a plain HTTP server answers TLS),
+    /// and returns the requests' heads.
+    fn serve(answers: Vec<String>) -> (u16, std::thread::JoinHandle<Vec<String>>) {
+        use std::io::{Read as _, Write as _};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let handle = std::thread::spawn(move || {
+            let mut heads = Vec::new();
+            let mut answers = answers.into_iter();
+            while let Some(answer) = answers.next() {
+                let (mut conn, _) = listener.accept().unwrap();
+                conn.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+                    .unwrap();
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && conn.read(&mut byte).unwrap_or(0) == 1 {
+                    head.push(byte[0]);
+                    if head.len() == 4 && !head.starts_with(b"GET ") {
+                        break;
+                    }
+                }
+                if !head.starts_with(b"GET ") {
+                    let _ =
+                        conn.write_all(b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+                    let (mut conn, _) = listener.accept().unwrap();
+                    head.clear();
+                    while !head.ends_with(b"\r\n\r\n") && conn.read(&mut byte).unwrap_or(0) == 1 {
+                        head.push(byte[0]);
+                    }
+                    conn.write_all(answer.as_bytes()).unwrap();
+                    heads.push(String::from_utf8_lossy(&head).to_lowercase());
+                    continue;
+                }
+                conn.write_all(answer.as_bytes()).unwrap();
+                heads.push(String::from_utf8_lossy(&head).to_lowercase());
+            }
+            heads
+        });
+        (port, handle)
+    }
+
+    #[test]
+    fn credentials_do_not_follow_a_redirect_to_another_host() {
+        let (storage, stored) = serve(vec![
+            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello".into(),
+        ]);
+        let (port, asked) = serve(vec![
+            "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"t\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".into(),
+            format!("HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:{storage}/storage/blob\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+        ]);
+        let dir = tempfile::tempdir().unwrap();
+        let auth = dir.path().join("auth.json");
+        std::fs::write(
+            &auth,
+            format!(r#"{{"auths":{{"127.0.0.1:{port}":{{"username":"u","password":"p"}}}}}}"#),
+        )
+        .unwrap();
+        let options = RegistryOptions {
+            auth_files: Some(vec![auth]),
+            ..RegistryOptions::default()
+        };
+        let r = RegistryRef::parse(&format!("127.0.0.1:{port}/x:1")).unwrap();
+        let mut source = Registry::new(&options).unwrap().source("img", &r, None);
+        let digest = Digest::of(Algorithm::Sha256, b"hello");
+        let d = Descriptor::new(
+            oci_spec::image::MediaType::ImageLayerGzip,
+            5,
+            digest
+                .to_string()
+                .parse::<oci_spec::image::Digest>()
+                .unwrap(),
+        );
+        let mut body = String::new();
+        source.blob(&d).unwrap().read_to_string(&mut body).unwrap();
+        assert_eq!(body, "hello");
+        let asked = asked.join().unwrap();
+        let stored = stored.join().unwrap();
+        assert!(!asked[0].contains("authorization"), "{asked:?}");
+        assert!(asked[1].contains("authorization: basic dtpw"), "{asked:?}");
+        assert!(stored[0].starts_with("get /storage/blob"), "{stored:?}");
+        assert!(!stored[0].contains("authorization"), "{stored:?}");
+        let contacted = source.into_registry().contacted();
+        assert_eq!(
+            contacted,
+            [
+                format!("http://127.0.0.1:{port}"),
+                format!("http://127.0.0.1:{storage}")
+            ]
+        );
+    }
+
     #[test]
     fn registry_errors_are_worded() {
         let body =
