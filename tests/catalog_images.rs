@@ -295,6 +295,17 @@ fn a_whiteout_deletes_a_package_and_another_configs_label_is_read() {
     );
     ran.expect(1);
     assert!(ran.stdout.contains("recipe"), "{}", ran.stdout);
+    // The other catalog commands take images too.
+    let ran = deppy(&["catalog", "inspect", &reg.reference("odf/whiteout", "v1")])
+        .env("XDG_CACHE_HOME", &cache.display().to_string())
+        .run();
+    ran.expect(0);
+    assert!(
+        ran.stdout.contains("16 packages, 16 channels, 14 bundles")
+            && !ran.stdout.contains("Recipe (ramendr.openshift.io/v1alpha1)"),
+        "the recipe bundle is gone: {}",
+        ran.stdout
+    );
 }
 
 #[test]
@@ -620,5 +631,58 @@ fn the_cluster_example_pulls_the_digest_its_catalog_pod_ran() {
             && ran.stderr.contains("did not answer"),
         "{}",
         ran.stderr
+    );
+}
+
+#[test]
+fn a_cluster_catalog_is_pulled_at_the_digest_catalogd_served() {
+    let Some(reg) = Registry::start(
+        "a_cluster_catalog_is_pulled_at_the_digest_catalogd_served",
+        Setup::default(),
+    ) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache").display().to_string();
+    let served = reg.push(
+        "operatorhubio/catalog",
+        "latest",
+        &image::catalog_image(&root().join("tests/cluster/_catalogs/v1-main")),
+    );
+    reg.push(
+        "operatorhubio/catalog",
+        "latest",
+        &image::catalog_image(&root().join(ODF)),
+    );
+    let text =
+        std::fs::read_to_string(root().join("tests/cluster/v1-apply-what-if/state/state.yaml"))
+            .unwrap();
+    let image = format!("{}/operatorhubio/catalog", reg.host());
+    let text = text.replace("quay.io/operatorhubio/catalog", &image).replacen(
+        "---\n",
+        &format!("status:\n  resolvedSource:\n    type: Image\n    image:\n      ref: '{image}@{served}'\n---\n"),
+        1,
+    );
+    let state = tmp.path().join("state.yaml");
+    std::fs::write(&state, text).unwrap();
+    let bound = deppy(&[
+        "cluster",
+        "resolve",
+        "tests/cluster/v1-apply-what-if/state",
+        "--catalog",
+        "operatorhubio=tests/cluster/_catalogs/v1-main",
+    ])
+    .run();
+    bound.expect(0);
+    let ran = deppy(&["cluster", "resolve", &state.display().to_string()])
+        .env("XDG_CACHE_HOME", &cache)
+        .run();
+    ran.expect(0);
+    assert_eq!(
+        ran.stdout,
+        format!(
+            "catalog operatorhubio: image {image}@{served}\n{}",
+            bound.stdout
+        )
     );
 }
