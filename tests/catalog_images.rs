@@ -302,7 +302,9 @@ fn a_whiteout_deletes_a_package_and_another_configs_label_is_read() {
     ran.expect(0);
     assert!(
         ran.stdout.contains("16 packages, 16 channels, 14 bundles")
-            && !ran.stdout.contains("Recipe (ramendr.openshift.io/v1alpha1)"),
+            && !ran
+                .stdout
+                .contains("Recipe (ramendr.openshift.io/v1alpha1)"),
         "the recipe bundle is gone: {}",
         ran.stdout
     );
