@@ -4,6 +4,7 @@
 //! and tokens from one pull to the next and, with `--no-cache`, the pulled catalogs until the
 //! command ends.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
@@ -32,6 +33,18 @@ pub struct ImageFlags {
     /// repeatable).
     #[arg(long = "insecure-registry", global = true, value_name = "HOST[:PORT]")]
     pub insecure: Vec<String>,
+}
+
+/// The catalogs this run pulled, by directory: each one's manifest digest, the key of its
+/// contents in the catalog cache (`LoadOptions::content_keys`).
+static CONTENT_KEYS: Mutex<BTreeMap<PathBuf, String>> = Mutex::new(BTreeMap::new());
+
+/// The content keys of the catalogs pulled so far (see [`CONTENT_KEYS`]).
+pub fn content_keys() -> BTreeMap<PathBuf, String> {
+    CONTENT_KEYS
+        .lock()
+        .map(|k| k.clone())
+        .unwrap_or_default()
 }
 
 static FLAGS: OnceLock<(ImageFlags, Option<PathBuf>)> = OnceLock::new();
@@ -137,6 +150,9 @@ pub fn pull(image: &ImageRef) -> anyhow::Result<PulledCatalog> {
         pulled.configs,
         pulled.dir.display()
     ));
+    if let Ok(mut keys) = CONTENT_KEYS.lock() {
+        keys.insert(pulled.dir.clone(), pulled.digest.to_string());
+    }
     Ok(pulled)
 }
 

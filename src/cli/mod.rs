@@ -46,7 +46,7 @@ pub const EXIT_CODES: [(u8, &str); 5] = [
     ),
     (
         EXIT_FAILED,
-        "the answer is no: unsatisfiable; `why` TARGET not in the answer; `why-not` TARGET in it; an invalid catalog; a bundle not installable or a channel head that cannot be checked; scenario differences",
+        "the answer is no: unsatisfiable; `why` TARGET not in the answer; `why-not` TARGET in it; an invalid catalog; a bundle not installable or a channel head that cannot be checked; an InstallPlan OLM will refuse (`cluster resolve`); scenario differences",
     ),
     (
         EXIT_BAD_INPUT,
@@ -54,7 +54,7 @@ pub const EXIT_CODES: [(u8, &str); 5] = [
     ),
     (
         EXIT_GAVE_UP,
-        "a budget ran out (time, conflicts, memory) before an answer; what was proven by then is printed; or pulling a catalog image ran out of time or past `--max-memory`",
+        "a budget ran out (time, conflicts, memory) before an answer; what was proven by then is printed, or, for a stage that proves nothing (reading a cluster state, pulling a catalog image past `--timeout` or `--max-memory`), the error names it",
     ),
     (
         EXIT_OUTPUT,
@@ -81,11 +81,17 @@ pub struct Cli {
     /// empty), always, never.
     #[arg(long, global = true, value_enum, default_value_t = diagnostic::ColorChoice::Auto)]
     color: diagnostic::ColorChoice,
-    /// Keep each catalog file's parsed records in DIR and reuse them while the file is
-    /// unchanged (keyed by a hash of its contents; corrupt entries are rebuilt). Also
+    /// Keep each catalog file's parsed records, and the catalog set assembled from them, in
+    /// DIR and reuse them while the files are unchanged (a file whose size, times, inode and
+    /// device are as recorded is not read again; corrupt entries are rebuilt). Also
     /// DEPPY_CACHE_DIR. Off when not given.
     #[arg(long, global = true, value_name = "DIR", env = "DEPPY_CACHE_DIR")]
     cache_dir: Option<std::path::PathBuf>,
+    /// With --cache-dir: read and hash every catalog file to tell whether it changed, instead
+    /// of trusting unchanged metadata (size, modification and status-change times, inode,
+    /// device). Also DEPPY_VERIFY_CACHE=1.
+    #[arg(long, global = true, env = "DEPPY_VERIFY_CACHE")]
+    verify_cache: bool,
     /// Print errors only: no warnings, no notes.
     #[arg(short, long, global = true)]
     quiet: bool,
@@ -96,13 +102,19 @@ pub struct Cli {
     images: images::ImageFlags,
 }
 
-/// The catalog cache directory of this run, set once from `--cache-dir`.
-static CACHE_DIR: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+/// The catalog cache directory of this run, set once from `--cache-dir`, and
+/// `--verify-cache`.
+static CACHE_DIR: std::sync::OnceLock<(Option<std::path::PathBuf>, bool)> =
+    std::sync::OnceLock::new();
 
-/// How this run loads catalogs (the catalog cache of `--cache-dir`).
+/// How this run loads catalogs (the catalog cache of `--cache-dir`, where a catalog pulled
+/// from an image so far is keyed by its manifest digest).
 pub(crate) fn load_options() -> deppy::advanced::catalog::LoadOptions {
+    let (cache_dir, verify_cache) = CACHE_DIR.get().cloned().unwrap_or_default();
     deppy::advanced::catalog::LoadOptions {
-        cache_dir: CACHE_DIR.get().cloned().flatten(),
+        cache_dir,
+        verify_cache,
+        content_keys: images::content_keys(),
         ..Default::default()
     }
 }
@@ -186,7 +198,7 @@ impl Format {
 
 /// Runs a parsed command and returns its exit code.
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
-    let _ = CACHE_DIR.set(cli.cache_dir.clone());
+    let _ = CACHE_DIR.set((cli.cache_dir.clone(), cli.verify_cache));
     images::init(cli.images.clone(), cli.cache_dir.clone());
     let code = run_command(cli.command);
     images::finish();
@@ -217,22 +229,26 @@ fn run_command(command: Command) -> anyhow::Result<u8> {
     }
 }
 
-/// The exit code of an error: [`EXIT_GAVE_UP`] when pulling an image ran out of a budget,
-/// [`EXIT_OUTPUT`] when the result could not be written, else [`EXIT_BAD_INPUT`].
+/// The exit code of an error: [`EXIT_OUTPUT`] when the result could not be written,
+/// [`EXIT_GAVE_UP`] when a budget ran out before there was an answer to print, else
+/// [`EXIT_BAD_INPUT`].
 pub fn exit_code_of(err: &anyhow::Error) -> u8 {
+    let output = err.chain().any(|c| {
+        c.downcast_ref::<output::OutputError>().is_some()
+            || c.downcast_ref::<deppy::advanced::atomic::WriteError>()
+                .is_some()
+    });
     let budget = err.chain().any(|c| {
         c.downcast_ref::<deppy::advanced::image::ImageError>()
             .is_some_and(|e| e.is_budget())
             || c.downcast_ref::<deppy::advanced::cluster::StateError>()
                 .is_some_and(|e| e.is_budget())
     });
-    if budget {
-        return EXIT_GAVE_UP;
+    if output {
+        EXIT_OUTPUT
+    } else if budget {
+        EXIT_GAVE_UP
+    } else {
+        EXIT_BAD_INPUT
     }
-    let output = err.chain().any(|c| {
-        c.downcast_ref::<output::OutputError>().is_some()
-            || c.downcast_ref::<deppy::advanced::atomic::WriteError>()
-                .is_some()
-    });
-    if output { EXIT_OUTPUT } else { EXIT_BAD_INPUT }
 }

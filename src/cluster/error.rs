@@ -66,6 +66,17 @@ pub enum StateError {
         /// Why.
         error: Box<crate::image::ImageError>,
     },
+    /// A budget ran out outside the solver's search (the time budget in any stage, the
+    /// memory budget while the state is read).
+    #[error("{}", budget_message(*stage, *exhausted, detail))]
+    Budget {
+        /// The stage it ran out in.
+        stage: super::budget::Stage,
+        /// Which budget.
+        exhausted: super::budget::Exhausted,
+        /// Where, or what took the memory (may be empty).
+        detail: String,
+    },
     /// A `--policy` file cannot be used.
     #[error("--policy {file}: {message}")]
     Policy {
@@ -77,8 +88,29 @@ pub enum StateError {
 }
 
 impl StateError {
-    /// True when a budget ran out (exit code 3) while pulling a catalog's image.
+    /// True when a budget ran out (exit code 3): in a stage outside the solver's search, or
+    /// while pulling a catalog's image.
     pub fn is_budget(&self) -> bool {
-        matches!(self, StateError::Pull { error, .. } if error.is_budget())
+        match self {
+            StateError::Budget { .. } => true,
+            StateError::Pull { error, .. } => error.is_budget(),
+            _ => false,
+        }
+    }
+}
+
+fn budget_message(
+    stage: super::budget::Stage,
+    exhausted: super::budget::Exhausted,
+    detail: &str,
+) -> String {
+    use super::budget::Exhausted;
+    let what = match exhausted {
+        Exhausted::Time => "the time budget".to_string(),
+        Exhausted::Memory(max) => format!("the memory budget ({})", super::budget::mib(max)),
+    };
+    match detail {
+        "" => format!("{what} ran out while {stage}"),
+        d => format!("{what} ran out while {stage}: {d}"),
     }
 }

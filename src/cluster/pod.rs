@@ -115,6 +115,7 @@ mod tests {
             file: "s.yaml".into(),
             document: 1,
             item: None,
+            nested: Vec::new(),
         };
         catalog_pod(&meta, Some(status), &source)
     }
