@@ -688,3 +688,150 @@ fn a_cluster_catalog_is_pulled_at_the_digest_catalogd_served() {
         )
     );
 }
+
+/// Removes a blob from the registry's storage, so a request for it fails.
+fn remove_blob(reg: &Registry, digest: &str) {
+    let hex = digest.trim_start_matches("sha256:");
+    let dir = reg
+        .dir
+        .path()
+        .join("storage/docker/registry/v2/blobs/sha256")
+        .join(&hex[..2])
+        .join(hex);
+    std::fs::remove_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+}
+
+#[test]
+fn request_files_cluster_bindings_and_the_cache_options() {
+    let Some(reg) = Registry::start(
+        "request_files_cluster_bindings_and_the_cache_options",
+        Setup::default(),
+    ) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let img = image::catalog_image(&root().join(ODF));
+    let digest = reg.push("ops/odf-dev", "v1", &img);
+    let want = expected_odf();
+
+    // A request file names the image; DEPPY_CACHE_DIR holds the image cache and the catalog
+    // cache, where the pulled catalog is keyed by its digest and read back the second time.
+    let request = tmp.path().join("request.yaml");
+    std::fs::write(
+        &request,
+        format!(
+            "catalogs:\n  - {{name: odf-dev, image: '{}', priority: 0}}\nrequire:\n  - {{package: odf-dependencies}}\n",
+            reg.reference("ops/odf-dev", "v1")
+        ),
+    )
+    .unwrap();
+    let cache = tmp.path().join("deppy-cache");
+    let env_cache = cache.display().to_string();
+    let unused = tmp.path().join("xdg");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["resolve", request.to_str().unwrap(), "-v"];
+        args.extend(extra);
+        deppy(&args)
+            .env("DEPPY_CACHE_DIR", &env_cache)
+            .env("XDG_CACHE_HOME", &unused.display().to_string())
+            .run()
+    };
+    let first = run(&[]);
+    assert_eq!(first.expect(0).stdout, want);
+    assert!(
+        first.stderr.contains("contacting registry"),
+        "{}",
+        first.stderr
+    );
+    assert!(
+        cache.join("images").is_dir() && !unused.exists(),
+        "DEPPY_CACHE_DIR moves the image cache: {}",
+        first.stderr
+    );
+    // By tag, a second run asks for the manifest only: the layer and the configuration are
+    // gone from the registry, and the run still answers, from the catalog cache.
+    remove_blob(&reg, &img.layers[0].digest);
+    remove_blob(&reg, &img.config.digest);
+    let second = run(&[]);
+    assert_eq!(second.expect(0).stdout, want);
+    assert!(
+        second.stderr.contains("from the image cache")
+            && second.stderr.contains("read back from the catalog cache"),
+        "{}",
+        second.stderr
+    );
+    // Without the cache (--no-cache), the blobs are needed, and nothing is kept.
+    let fresh = tmp.path().join("fresh");
+    let ran = deppy(&["resolve", request.to_str().unwrap(), "--no-cache"])
+        .env("XDG_CACHE_HOME", &fresh.display().to_string())
+        .run();
+    ran.expect(2);
+    assert!(
+        ran.stderr.contains(&img.layers[0].digest) || ran.stderr.contains(&img.config.digest),
+        "{}",
+        ran.stderr
+    );
+
+    // `cluster resolve --catalog NAMESPACE/NAME=docker://REF` binds a CatalogSource to an
+    // image; with --no-cache it is pulled, used and not kept.
+    let community = reg.push(
+        "redhat/community-operator-index",
+        "v4.22",
+        &image::catalog_image(&root().join("catalogs/community-v4.22")),
+    );
+    let state = "catalogs/cluster-example/cluster.yaml";
+    let bound = deppy(&[
+        "cluster",
+        "resolve",
+        state,
+        "--catalog",
+        "openshift-marketplace/community-operators=catalogs/community-v4.22",
+    ])
+    .run();
+    bound.expect(1);
+    let binding = format!(
+        "openshift-marketplace/community-operators={}",
+        reg.reference("redhat/community-operator-index", "v4.22")
+    );
+    let nocache = tmp.path().join("nocache");
+    let ran = deppy(&[
+        "cluster",
+        "resolve",
+        state,
+        "--catalog",
+        &binding,
+        "--no-cache",
+    ])
+    .env("XDG_CACHE_HOME", &nocache.display().to_string())
+    .run();
+    ran.expect(1);
+    let (first_line, rest) = ran.stdout.split_once('\n').unwrap();
+    assert!(
+        first_line.starts_with("catalog openshift-marketplace/community-operators: image ")
+            && first_line.contains(&community),
+        "{first_line}"
+    );
+    assert_eq!(rest, bound.stdout);
+    let kept = nocache.join("deppy/images");
+    assert!(
+        !kept.exists() || walk_files(&kept) == 0,
+        "--no-cache keeps nothing in {}",
+        kept.display()
+    );
+    assert_ne!(digest, community);
+}
+
+/// How many files are under `dir`.
+fn walk_files(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                walk_files(&e.path())
+            } else {
+                1
+            }
+        })
+        .sum()
+}

@@ -41,10 +41,7 @@ static CONTENT_KEYS: Mutex<BTreeMap<PathBuf, String>> = Mutex::new(BTreeMap::new
 
 /// The content keys of the catalogs pulled so far (see [`CONTENT_KEYS`]).
 pub fn content_keys() -> BTreeMap<PathBuf, String> {
-    CONTENT_KEYS
-        .lock()
-        .map(|k| k.clone())
-        .unwrap_or_default()
+    CONTENT_KEYS.lock().map(|k| k.clone()).unwrap_or_default()
 }
 
 static FLAGS: OnceLock<(ImageFlags, Option<PathBuf>)> = OnceLock::new();
