@@ -315,6 +315,7 @@ fn htpasswd_behind_tls_with_a_ca_the_test_makes() {
     let setup = Setup {
         tls: true,
         login: Some(("deppy".into(), "s3cret".into())),
+        ..Setup::default()
     };
     let Some(reg) = Registry::start("htpasswd_behind_tls_with_a_ca_the_test_makes", setup) else {
         return;
@@ -834,4 +835,53 @@ fn walk_files(dir: &Path) -> usize {
             }
         })
         .sum()
+}
+
+#[test]
+fn an_anonymous_bearer_token_from_the_realm_the_registry_names() {
+    let setup = Setup {
+        token_repos: vec!["ops/odf-dev".into()],
+        ..Setup::default()
+    };
+    let Some(reg) = Registry::start(
+        "an_anonymous_bearer_token_from_the_realm_the_registry_names",
+        setup,
+    ) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    reg.push(
+        "ops/odf-dev",
+        "v1",
+        &image::catalog_image(&root().join(ODF)),
+    );
+    let tokens = reg.tokens.as_ref().unwrap();
+    let before = tokens.requests.lock().unwrap().len();
+    let ran = resolve_odf(&reg.reference("ops/odf-dev", "v1"), &cache, &["-v"]);
+    assert_eq!(ran.expect(0).stdout, expected_odf());
+    assert!(
+        ran.stderr.contains("contacting token service 127.0.0.1:"),
+        "{}",
+        ran.stderr
+    );
+    let requests = tokens.requests.lock().unwrap().clone();
+    let asked = &requests[before..];
+    assert!(!asked.is_empty(), "no token was asked for");
+    assert!(
+        asked.iter().all(|r| r.starts_with("GET /token?")
+            && r.contains("service=deppy-test-registry")
+            && r.contains("odf-dev")
+            && r.contains("pull")),
+        "{asked:?}"
+    );
+    // A repository the token does not grant: refused after the token, naming the registry.
+    let ran = resolve_odf(&reg.reference("ops/other", "v1"), &cache, &[]);
+    ran.expect(2);
+    assert!(
+        ran.stderr
+            .contains(&format!("registry {} refused access (401)", reg.host())),
+        "{}",
+        ran.stderr
+    );
 }

@@ -31,6 +31,19 @@ pub struct Setup {
     pub tls: bool,
     /// Require this user and password (htpasswd, bcrypt).
     pub login: Option<(String, String)>,
+    /// Require bearer tokens from a token service the test runs on loopback, which hands
+    /// anyone a token for pulling and pushing these repositories.
+    pub token_repos: Vec<String>,
+}
+
+/// A token service on loopback: answers every request with one signed token, and keeps the
+/// request lines it was sent.
+pub struct TokenService {
+    /// The token it hands out.
+    pub token: String,
+    /// The request lines received (`GET /token?service=…&scope=… HTTP/1.1`).
+    pub requests: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    port: u16,
 }
 
 /// A running registry.
@@ -42,6 +55,8 @@ pub struct Registry {
     pub ca: Option<PathBuf>,
     pub setup: Setup,
     config: PathBuf,
+    /// The token service, with `Setup::token_repos`.
+    pub tokens: Option<TokenService>,
 }
 
 fn found(cmd: &str) -> bool {
@@ -162,6 +177,23 @@ impl Registry {
                 file.display()
             ));
         }
+        let mut tokens = None;
+        if !setup.token_repos.is_empty() {
+            if !found("openssl") {
+                skip(
+                    test,
+                    "`openssl` is not installed (it signs the test's tokens)",
+                );
+                return None;
+            }
+            let service = token_service(dir.path(), &setup.token_repos);
+            config.push_str(&format!(
+                "auth:\n  token:\n    realm: http://127.0.0.1:{}/token\n    service: deppy-test-registry\n    issuer: deppy-test-issuer\n    rootcertbundle: {}\n",
+                service.port,
+                dir.path().join("token.crt").display()
+            ));
+            tokens = Some(service);
+        }
         let config_file = dir.path().join("config.yml");
         std::fs::write(&config_file, config).expect("config");
         let mut registry = Registry {
@@ -171,6 +203,7 @@ impl Registry {
             ca,
             setup,
             config: config_file,
+            tokens,
         };
         registry.spawn();
         Some(registry)
@@ -237,6 +270,9 @@ impl Registry {
 
     fn authorization(&self) -> Option<String> {
         use base64::Engine as _;
+        if let Some(t) = &self.tokens {
+            return Some(format!("Bearer {}", t.token));
+        }
         self.setup.login.as_ref().map(|(u, p)| {
             format!(
                 "Basic {}",
@@ -312,5 +348,104 @@ impl Registry {
 impl Drop for Registry {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+fn base64url(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// A token (a JWT signed RS256 with a key made by `openssl`, its certificate in `x5c` and in
+/// `dir/token.crt`, which the registry trusts) for `repos`, and a service handing it out.
+fn token_service(dir: &Path, repos: &[String]) -> TokenService {
+    use base64::Engine as _;
+    let p = |n: &str| dir.join(n);
+    run(Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+        ])
+        .args(["-subj", "/CN=deppy test token issuer"])
+        .arg("-keyout")
+        .arg(p("token.key"))
+        .arg("-out")
+        .arg(p("token.crt")));
+    run(Command::new("openssl")
+        .args(["x509", "-outform", "DER"])
+        .arg("-in")
+        .arg(p("token.crt"))
+        .arg("-out")
+        .arg(p("token.der")));
+    let der = std::fs::read(p("token.der")).expect("token.der");
+    let header = serde_json::json!({
+        "typ": "JWT",
+        "alg": "RS256",
+        "x5c": [base64::engine::general_purpose::STANDARD.encode(der)],
+    });
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs();
+    let access: Vec<serde_json::Value> = repos
+        .iter()
+        .map(|r| serde_json::json!({"type": "repository", "name": r, "actions": ["pull", "push"]}))
+        .collect();
+    let claims = serde_json::json!({
+        "iss": "deppy-test-issuer",
+        "sub": "",
+        "aud": "deppy-test-registry",
+        "exp": now + 3600,
+        "nbf": now - 60,
+        "iat": now - 60,
+        "jti": "deppy-test",
+        "access": access,
+    });
+    let input = format!(
+        "{}.{}",
+        base64url(header.to_string().as_bytes()),
+        base64url(claims.to_string().as_bytes())
+    );
+    std::fs::write(p("token.input"), &input).expect("token input");
+    run(Command::new("openssl")
+        .args(["dgst", "-sha256", "-sign"])
+        .arg(p("token.key"))
+        .arg("-out")
+        .arg(p("token.sig"))
+        .arg(p("token.input")));
+    let sig = std::fs::read(p("token.sig")).expect("token.sig");
+    let token = format!("{input}.{}", base64url(&sig));
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let port = listener.local_addr().expect("address").port();
+    let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (seen, answer) = (requests.clone(), token.clone());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = std::io::BufReader::new(stream.try_clone().expect("clone"));
+            let mut line = String::new();
+            let mut first = None;
+            loop {
+                line.clear();
+                match std::io::BufRead::read_line(&mut reader, &mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) if line == "\r\n" => break,
+                    Ok(_) => {
+                        first.get_or_insert_with(|| line.trim_end().to_string());
+                    }
+                }
+            }
+            seen.lock().expect("requests").extend(first);
+            let body = serde_json::json!({"token": answer, "expires_in": 3600}).to_string();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    TokenService {
+        token,
+        requests,
+        port,
     }
 }
