@@ -622,8 +622,7 @@ mod tests {
         let port = listener.local_addr().unwrap().port();
         let handle = std::thread::spawn(move || {
             let mut heads = Vec::new();
-            let mut answers = answers.into_iter();
-            while let Some(answer) = answers.next() {
+            for answer in answers {
                 let (mut conn, _) = listener.accept().unwrap();
                 conn.set_read_timeout(Some(std::time::Duration::from_secs(5)))
                     .unwrap();
