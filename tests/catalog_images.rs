@@ -589,6 +589,13 @@ fn the_cluster_example_pulls_the_digest_its_catalog_pod_ran() {
     );
     assert_ne!(ran.stdout.split_once('\n').unwrap().1, bound.stdout);
 
+    // Offline with the image cached: the same answer, and no registry contacted.
+    let ran = deppy(&["cluster", "resolve", &st, "--offline", "-v"])
+        .env("XDG_CACHE_HOME", &cache)
+        .run();
+    assert_eq!(ran.expect(1).stdout, format!("{first}{}", bound.stdout));
+    assert!(!ran.stderr.contains("contacting"), "{}", ran.stderr);
+
     // Offline with an empty cache: the catalog stays unbound, with a warning saying why.
     let ran = deppy(&["cluster", "resolve", &st, "--offline"])
         .env(
