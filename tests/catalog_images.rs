@@ -892,3 +892,30 @@ fn an_anonymous_bearer_token_from_the_realm_the_registry_names() {
         ran.stderr
     );
 }
+
+#[test]
+fn a_registry_that_never_answers_ends_with_the_time_budget() {
+    // A server on loopback that accepts connections and says nothing.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let ran = resolve_odf(
+        &format!("docker://127.0.0.1:{port}/ops/odf-dev:v1"),
+        tmp.path(),
+        &["--timeout", "1"],
+    );
+    ran.expect(3);
+    assert!(
+        ran.stderr.contains(&format!(
+            "the time budget ran out while waiting for 127.0.0.1:{port}"
+        )),
+        "{}",
+        ran.stderr
+    );
+}
