@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadOptions};
-use deppy::advanced::installability::{Scope, check};
+use deppy::advanced::installability::{Scope, check_bundles as check};
 use deppy::advanced::request::{Request, Requirement};
 use deppy::advanced::resolve::Resolver;
 use deppy::pipeline::{Pipeline, PipelineConfig, Run, Sources};

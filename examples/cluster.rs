@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "{}/{}: {} {}",
                 ns.namespace,
                 sub.name,
-                sub.action,
+                sub.action.name(),
                 sub.bundle.as_deref().unwrap_or("-")
             );
         }

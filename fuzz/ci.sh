@@ -63,13 +63,15 @@ bin_dir="target/$triple/release"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work" "$build_log"' EXIT
+# The seeds derived from catalogs/ and tests/scenarios/ are not committed: write them first.
+python3 seed_corpus.py --derived --out "$work" >/dev/null || fail "python3 fuzz/seed_corpus.py --derived failed (it needs PyYAML)"
 failed=0
 total=0
 printf 'fuzz: %-12s %12s %8s %8s  %s\n' target executions exec/s seconds result
 for t in $targets; do
   corpus="$work/$t"
   mkdir -p "$corpus" artifacts/"$t"
-  cp corpus/"$t"/* "$corpus"/
+  cp corpus/"$t"/* "$corpus"/  # beside the derived seeds written above
   log="$work/$t.log"
   # The binaries cargo-fuzz built (running them directly does not rebuild mid-run).
   "$bin_dir/$t" "$corpus" -max_total_time="$seconds" -print_final_stats=1 -timeout=20 \

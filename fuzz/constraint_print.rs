@@ -3,7 +3,7 @@
 //! printed as `olm.constraint`; one with a label (which only the alias forms can state) in
 //! the `olm.*.required` alias form, its label-free subtrees as `olm.constraint` entries.
 
-use deppy::advanced::constraint::{Constraint, Predicate};
+use deppy::advanced::constraint::{OlmConstraint as Constraint, Predicate};
 use serde_json::{Value, json};
 
 fn has_label(c: &Constraint) -> bool {

@@ -14,7 +14,9 @@
 use std::path::PathBuf;
 
 use deppy::advanced::catalog::{CatalogSet, CatalogSource, Gvk, LoadOptions, SourceFile};
-use deppy::advanced::constraint::{CandidateView, CelCache, Constraint, Limits, Predicate};
+use deppy::advanced::constraint::{
+    CandidateView, CelCache, Limits, OlmConstraint as Constraint, Predicate,
+};
 use deppy::advanced::explain::{Detail, explain_failure};
 use deppy::advanced::generic::GenericFile;
 use deppy::advanced::range::VersionRange;

@@ -7,11 +7,19 @@ Provenance of every seed, by file-name prefix:
   hostile-*   hand-written hostile input (deep nesting, huge numbers, bombs, long chains)
   crash-*     an input that made a target fail once (a regression case; never regenerated)
 
-Files this script does not write (crash-*, and anything libFuzzer minimised into the corpus
-by hand) are left alone. PyYAML is only used to *read* YAML for harvesting values; seed
+Only the hand-written seeds (hostile-*, and the regression and crash inputs this script does
+not write) are kept in git. The derived seeds (catalog-*, scenario-*, harvested-*) are copies
+of files the repository already holds: they are written before fuzzing, by fuzz/ci.sh and by
+tests/fuzz_corpus.rs, with
+
+  python3 fuzz/seed_corpus.py --derived --out DIR     # DIR/<target>/ derived seeds only
+
+Without --out the seeds go to fuzz/corpus/ (where .gitignore keeps the derived ones out of
+git). Files this script does not write are left alone. PyYAML is only used to *read* YAML for harvesting values; seed
 catalogs are copied byte for byte.
 """
 
+import argparse
 import hashlib
 import json
 import os
@@ -22,6 +30,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "fuzz" / "corpus"
+DERIVED = ("catalog-", "scenario-", "harvested-")
+# Set from the command line in main().
+options = argparse.Namespace(out=CORPUS, derived=False)
 SEP = "\n%%\n"  # harness::PART_SEPARATOR
 MAX_FILE = 60 * 1024
 MAX_HOSTILE = 256 * 1024
@@ -43,12 +54,14 @@ def put(target, name, data):
         data = data.encode()
     if len(data) > (MAX_HOSTILE if name.startswith("hostile-") else MAX_FILE):
         return
+    if options.derived and not name.startswith(DERIVED):
+        return
     digest = hashlib.sha1(data).hexdigest()
     key = (target, digest)
     if key in written:
         return
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:80]
-    path = CORPUS / target / f"{safe}-{digest[:8]}"
+    path = Path(options.out) / target / f"{safe}-{digest[:8]}"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     written[key] = path
@@ -461,6 +474,12 @@ def seed_hostile():
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=CORPUS, help="corpus root (default fuzz/corpus)")
+    parser.add_argument("--derived", action="store_true", help="only the seeds derived from repository files")
+    global options
+    options = parser.parse_args()
+    options.out = options.out.resolve()
     os.chdir(ROOT)
     seed_catalogs()
     seed_scenarios()

@@ -31,8 +31,8 @@
 //! 1. input: `atomic`, `parallel`, `progress`, `version`, `range`, `yaml`, `input`, `gvk`, `constraint`, `catalog`, `image`, `crd`, `request`, `cluster`
 //! 2. derive: `resolve::admin`, `resolve::candidates`, `resolve::constraints`, `resolve::demand`, `resolve::derive`, `resolve::facts`, `resolve::installed`, `resolve::orders`, `resolve::reach`, `resolve::reason`, `resolve::universe`
 //! 3. solve: `solver`, `generic`, `resolve`, `resolve::problem`, `resolve::answer`, `resolve::check`
-//! 4. answer: `resolve::hints`, `resolve::plan`, `resolve::why`, `cluster::answer`, `cluster::v1::answer`
-//! 5. explain and report: `explain`, `report`, `graph`, `installability`, `pipeline`, `scenario`, `cluster::resolve`, `cluster::pull`, `cluster::crd`, `cluster::v1::advice`, `cluster::v1::resolve`
+//! 4. answer: `resolve::hints`, `resolve::plan`, `resolve::why`, `cluster::answer`, `cluster::v1::answer`, `cluster::resolve`, `cluster::pull`, `cluster::crd`, `cluster::v1::advice`, `cluster::v1::resolve`
+//! 5. explain and report: `explain`, `report`, `graph`, `installability`, `pipeline`, `scenario`
 //! 6. facade: `advanced` (the public re-exports of the modules above, for callers outside the crate)
 //! 7. CLI: `cli` (the `deppy` binary: `src/main.rs` and `src/cli/`, through the public API)
 //!

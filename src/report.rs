@@ -51,9 +51,9 @@ impl Report {
                 explanation: String::new(),
                 warnings: warnings
                     .into_iter()
-                    .chain(a.warnings.iter().cloned())
+                    .chain(a.warnings.iter().map(ToString::to_string))
                     .collect(),
-                notices: a.warnings.clone(),
+                notices: a.warnings.iter().map(ToString::to_string).collect(),
                 hints: Vec::new(),
                 hints_text: String::new(),
             },

@@ -303,7 +303,8 @@ fn long_channels_and_many_apis_are_handled_in_linear_time() {
 #[test]
 fn every_stage_stops_at_the_time_budget() {
     use deppy::advanced::cluster::{
-        Binding, ClusterOptions, ClusterState, read_paths, read_text, resolve_cluster,
+        Binding, ClusterOptions, ClusterState, read_dump_text as read_text, read_paths,
+        resolve_cluster,
     };
     let mut opts = ClusterOptions::default();
     opts.solve.deadline = Some(Instant::now());

@@ -1,8 +1,13 @@
-//! The committed fuzz corpus (`fuzz/corpus/<target>/`) as plain regression tests: every file
-//! of every target goes through the same harness the libFuzzer targets run
-//! (`fuzz/harness.rs`), on the stable toolchain. A panic (a failed invariant included) fails
-//! the test and names the file. Crashes found by fuzzing are added to the corpus, so each one
-//! stays a regression case.
+//! The fuzz corpus as plain regression tests: every file of every target goes through the
+//! same harness the libFuzzer targets run (`fuzz/harness.rs`), on the stable toolchain. A panic
+//! (a failed invariant included) fails the test and names the file. Crashes found by fuzzing
+//! are added to the corpus, so each one stays a regression case.
+//!
+//! The corpus is the committed hand-written and regression seeds (`fuzz/corpus/<target>/`) and
+//! the seeds derived from the repository's catalogs and scenarios, which
+//! `python3 fuzz/seed_corpus.py --derived` writes into a temporary directory once per run.
+//! Without python3 and PyYAML the derived seeds are skipped, and each test says so (CI sets
+//! `DEPPY_REQUIRE_DERIVED_SEEDS`, which turns the skip into a failure).
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -10,17 +15,65 @@ use std::path::{Path, PathBuf};
 #[path = "../fuzz/harness.rs"]
 mod harness;
 
-fn corpus_files(target: &str) -> Vec<PathBuf> {
+/// The derived seeds' root, written once per test process; `Err` says why there is none.
+fn derived_root() -> &'static Result<tempfile::TempDir, String> {
+    static ROOT: std::sync::OnceLock<Result<tempfile::TempDir, String>> =
+        std::sync::OnceLock::new();
+    ROOT.get_or_init(|| {
+        let dir = tempfile::tempdir().map_err(|e| format!("no temporary directory: {e}"))?;
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seed_corpus.py");
+        let output = std::process::Command::new("python3")
+            .arg(&script)
+            .arg("--derived")
+            .arg("--out")
+            .arg(dir.path())
+            .output()
+            .map_err(|e| format!("python3 cannot run ({e})"))?;
+        if !output.status.success() {
+            return Err(format!(
+                "python3 {} failed: {}",
+                script.display(),
+                String::from_utf8_lossy(&output.stderr).trim()
+            ));
+        }
+        Ok(dir)
+    })
+}
+
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .map(|e| e.expect("corpus entry").path())
+            .filter(|p| p.is_file())
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => panic!("{}: {e}", dir.display()),
+    }
+}
+
+/// The committed seeds of `target` and, when they could be written, the derived ones.
+fn corpus_files(target: &str) -> (Vec<PathBuf>, usize) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fuzz/corpus")
         .join(target);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("corpus entry").path())
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    files
+    let mut files = files_in(&dir);
+    let mut derived = 0;
+    match derived_root() {
+        Ok(root) => {
+            let more = files_in(&root.path().join(target));
+            derived = more.len();
+            files.extend(more);
+        }
+        Err(why) if std::env::var_os("DEPPY_REQUIRE_DERIVED_SEEDS").is_some() => {
+            panic!("fuzz corpus {target}: DEPPY_REQUIRE_DERIVED_SEEDS is set and {why}")
+        }
+        Err(why) => println!(
+            "fuzz corpus {target}: derived seeds SKIPPED: {why}; only the committed seeds run \
+             (python3 -m pip install pyyaml runs them)"
+        ),
+    }
+    files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    (files, derived)
 }
 
 fn run_target(target: &str) {
@@ -29,7 +82,7 @@ fn run_target(target: &str) {
         .find(|(name, _)| *name == target)
         .map(|(_, f)| *f)
         .expect("a target of the harness");
-    let files = corpus_files(target);
+    let (files, derived) = corpus_files(target);
     assert!(!files.is_empty(), "fuzz/corpus/{target} is empty");
     let start = std::time::Instant::now();
     let _ = harness::take_tally();
@@ -73,7 +126,7 @@ fn run_target(target: &str) {
         _ => String::new(),
     };
     println!(
-        "fuzz corpus {target}: {} inputs in {:.2} s{held}",
+        "fuzz corpus {target}: {} inputs ({derived} derived) in {:.2} s{held}",
         files.len(),
         start.elapsed().as_secs_f64(),
     );
@@ -104,7 +157,9 @@ fn harness_lists_every_corpus_folder() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus");
     let mut folders: Vec<String> = std::fs::read_dir(&dir)
         .expect("fuzz/corpus")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_dir())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     folders.sort();
     let mut targets: Vec<String> = harness::TARGETS

@@ -1,10 +1,11 @@
 //! The layer map at the top of `src/lib.rs` holds: every module of the library is in it, no
-//! module imports from a higher layer, and within a layer no modules import each other in a
-//! circle.
+//! module imports from a higher layer, and within a layer neither top-level modules nor
+//! files import each other in a circle. A fixture tree shows that the check reports each.
 //!
-//! An import is any `crate::…` or `super::…` path in code (a `use` line or a path in an
-//! expression), outside comments and `#[cfg(test)]` items. A path through a `pub use`
-//! re-export counts as a path to where the item is defined.
+//! An import is any `crate::…` or `super::…` path in code (a `use` line, `pub use` and
+//! `pub(crate) use` included, or a path in an expression), outside comments and
+//! `#[cfg(test)]` items. A path through a `pub use` re-export counts as a path to where the
+//! item is defined; a module re-exporting its own submodules' items imports nothing by it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -460,17 +461,24 @@ fn show(path: &[String]) -> String {
     }
 }
 
-#[test]
-fn imports_point_down_the_layer_map() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+/// What does not hold in the tree at `root` (its `src/lib.rs` layer map and `src/`): modules
+/// missing from the map, imports from a later layer, and circles between the top-level
+/// modules of a layer or between the files of a layer.
+///
+/// Every import counts, `pub use` and `pub(crate) use` included, except a module's re-export
+/// of its own submodules' items (a parent naming its children is structure, not a
+/// dependency); any path through a re-export is followed to where the item is defined.
+fn check(root: &Path) -> Vec<String> {
     let lib_rs = fs::read_to_string(root.join("src/lib.rs")).unwrap();
     let map = layer_map(&lib_rs);
     let sources = sources(root);
     let exports = exports(&sources);
 
     let mut problems = Vec::new();
-    // unit → units of the same layer it imports (for circles)
-    let mut edges: BTreeMap<ModPath, BTreeSet<ModPath>> = BTreeMap::new();
+    // top-level module → top-level modules of the same layer it imports
+    let mut modules: BTreeMap<ModPath, BTreeSet<ModPath>> = BTreeMap::new();
+    // file → files of the same layer it imports
+    let mut files: BTreeMap<ModPath, BTreeSet<ModPath>> = BTreeMap::new();
     for source in sources.values() {
         if source.module.is_empty() {
             continue; // lib.rs: module declarations and the curated re-exports
@@ -483,12 +491,13 @@ fn imports_point_down_the_layer_map() {
             continue;
         };
         for import in imports(source) {
-            // a re-export is followed where it is used (see `target`)
-            if import.public || !in_crate(&import, &source.module, &sources) {
+            if !in_crate(&import, &source.module, &sources)
+                || import.public && import.path.starts_with(&source.module)
+            {
                 continue;
             }
             let to = target(&import.path, &sources, &exports);
-            if to.is_empty() {
+            if to.is_empty() || to == source.module {
                 continue;
             }
             let Some((to_unit, to_layer, to_name)) = unit_of(&map, &to) else {
@@ -507,28 +516,124 @@ fn imports_point_down_the_layer_map() {
                     import.written,
                     show(&to)
                 ));
-            } else if to_layer == layer && to_unit[..1] != unit[..1] {
-                // circles between top-level modules; the files of one module may use each other
-                edges
-                    .entry(unit[..1].to_vec())
+            } else if to_layer == layer {
+                files
+                    .entry(source.module.clone())
                     .or_default()
-                    .insert(to_unit[..1].to_vec());
+                    .insert(to.clone());
+                if to_unit[..1] != unit[..1] {
+                    modules
+                        .entry(unit[..1].to_vec())
+                        .or_default()
+                        .insert(to_unit[..1].to_vec());
+                }
             }
         }
     }
-    for circle in circles(&edges) {
-        let names: Vec<String> = circle.iter().map(|p| show(p)).collect();
-        problems.push(format!(
-            "modules import each other in a circle: {}",
-            names.join(" -> ")
-        ));
+    for (what, edges) in [("modules", &modules), ("files", &files)] {
+        for circle in circles(edges) {
+            let names: Vec<String> = circle.iter().map(|p| show(p)).collect();
+            problems.push(format!(
+                "{what} import each other in a circle: {}",
+                names.join(" -> ")
+            ));
+        }
     }
     problems.sort();
     problems.dedup();
+    problems
+}
+
+/// Circles between the files of one module that the code still has, each to be broken (a
+/// type moved to the file both use, as `cluster::binding` was): the check fails on any other
+/// circle, and on one of these once it is gone, so the list only shrinks.
+const KNOWN_FILE_CIRCLES: &[&str] = &[
+    "files import each other in a circle: catalog::bundle_dir -> catalog::fbc::files -> catalog::fbc -> catalog::bundle_dir",
+    "files import each other in a circle: catalog::error -> catalog::fbc::limits -> catalog::error",
+    "files import each other in a circle: catalog::fbc::bundle_props -> catalog::fbc::convert -> catalog::fbc::bundle_props",
+    "files import each other in a circle: cluster::budget -> cluster::error -> cluster::budget",
+    "files import each other in a circle: cluster::custom -> cluster::object -> cluster::read::emit -> cluster::custom",
+    "files import each other in a circle: cluster::read -> cluster::object -> cluster::read::emit -> cluster::read::doc -> cluster::read",
+    "files import each other in a circle: cluster::read::body -> cluster::read::doc -> cluster::read::body",
+    "files import each other in a circle: cluster::read::meta -> cluster::read::doc -> cluster::read::meta",
+    "files import each other in a circle: cluster::read::value -> cluster::budget -> cluster::error -> cluster::object -> cluster::read::emit -> cluster::read::body -> cluster::read::value",
+    "files import each other in a circle: pipeline -> pipeline::nodes -> pipeline",
+    "files import each other in a circle: range -> range::parse -> range",
+    "files import each other in a circle: resolve::constraints -> resolve::universe -> resolve::installed -> resolve::constraints",
+    "files import each other in a circle: resolve::derive -> resolve::facts -> resolve::derive",
+    "files import each other in a circle: resolve::lazy -> resolve::resolver -> resolve::lazy",
+    "files import each other in a circle: solver::index -> solver::problem -> solver::index",
+];
+
+#[test]
+fn imports_point_down_the_layer_map() {
+    let problems = check(Path::new(env!("CARGO_MANIFEST_DIR")));
+    let new: Vec<&String> = problems
+        .iter()
+        .filter(|p| !KNOWN_FILE_CIRCLES.contains(&p.as_str()))
+        .collect();
+    let gone: Vec<&&str> = KNOWN_FILE_CIRCLES
+        .iter()
+        .filter(|k| !problems.iter().any(|p| p == **k))
+        .collect();
     assert!(
-        problems.is_empty(),
-        "the layer map of src/lib.rs does not hold:\n  {}",
-        problems.join("\n  ")
+        new.is_empty() && gone.is_empty(),
+        "the layer map of src/lib.rs does not hold:\n  {}\nknown circles no longer found (remove them from KNOWN_FILE_CIRCLES):\n  {}",
+        new.iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n  "),
+        gone.iter().map(|s| **s).collect::<Vec<_>>().join("\n  ")
+    );
+}
+
+/// The check reports what it is there for: a small tree with an import from a later layer
+/// (one by `use`, one by a `pub(crate) use` re-export) and two files of one layer that import
+/// each other.
+#[test]
+fn the_check_reports_an_up_arrow_and_a_circle() {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-fixture");
+    let _ = fs::remove_dir_all(&root);
+    let files = [
+        (
+            "lib.rs",
+            "//! # Layers\n//!\n//! 1. low: `a`, `b`\n//! 2. high: `c`\n\npub mod a;\npub mod b;\npub mod c;\n",
+        ),
+        ("a/mod.rs", "mod x;\nmod y;\npub use x::X;\n"),
+        ("a/x.rs", "use super::y::Y;\npub struct X(pub Y);\n"),
+        (
+            "a/y.rs",
+            "pub struct Y;\npub fn x() -> Option<super::x::X> { None }\n",
+        ),
+        ("b.rs", "use crate::c::C;\npub fn f(_: C) {}\n"),
+        ("c.rs", "pub(crate) use crate::a::X;\npub struct C;\n"),
+        ("d.rs", ""),
+    ];
+    for (path, text) in files {
+        let path = root.join("src").join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    let problems = check(&root);
+    assert_eq!(
+        problems,
+        [
+            "b (layer 1, low) imports crate::c::C from c (layer 2, high)",
+            "files import each other in a circle: a::x -> a::y -> a::x",
+            "module d is not in the layer map of src/lib.rs",
+        ],
+    );
+    // A re-export from a later layer is an import too.
+    fs::write(
+        root.join("src/a/mod.rs"),
+        "mod x;\nmod y;\npub(crate) use crate::c::C;\n",
+    )
+    .unwrap();
+    let problems = check(&root);
+    assert!(
+        problems
+            .contains(&"a (layer 1, low) imports crate::c::C from c (layer 2, high)".to_string()),
+        "{problems:?}"
     );
 }
 

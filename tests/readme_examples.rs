@@ -1,7 +1,7 @@
 //! The examples the docs give for the constraint language (docs/constraints.md) and the
 //! request file (docs/cli.md) parse as documented.
 
-use deppy::advanced::constraint::{AdminEntry, CelCache, Constraint, Limits};
+use deppy::advanced::constraint::{AdminEntry, CelCache, Limits, OlmConstraint as Constraint};
 use deppy::advanced::request::Request;
 
 fn doc(name: &str) -> String {

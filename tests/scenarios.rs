@@ -34,7 +34,7 @@ use deppy::advanced::report::Report;
 use deppy::advanced::request::Request;
 use deppy::advanced::resolve::Resolver;
 use deppy::advanced::resolve::hints::hints;
-use deppy::advanced::scenario::{self, Answer, EXPECTED};
+use deppy::advanced::scenario::{self, EXPECTED, ScenarioAnswer as Answer};
 use deppy::pipeline::Pipeline;
 use deppy::pipeline::trace::Trace;
 

@@ -7,7 +7,7 @@ use std::process::Command;
 use std::sync::Mutex;
 
 use deppy::advanced::catalog::{CatalogSet, CatalogSource, LoadOptions};
-use deppy::advanced::installability::{Scope, check, check_with_progress};
+use deppy::advanced::installability::{Scope, check_bundles as check, check_with_progress};
 use deppy::advanced::progress::Task;
 use deppy::advanced::resolve::Resolver;
 

@@ -23,8 +23,8 @@ pub use fbc::{FileCache, LoadOptions, SourceFile, limits, locate, read_catalog};
 pub(crate) use fbc::{check_source, split_yaml_bounded, yaml_options};
 pub use intern::Interner;
 pub use model::{
-    Bundle, BundleId, CatalogId, Channel, ChannelEntry, Deprecation, DeprecationRef, Gvk, GvkId,
-    OpaqueProperty, Origin, Package, PackageId, PackageRequirement,
+    Bundle, BundleId, CatalogId, Channel, ChannelEntry, Deprecated, Deprecation, DeprecationRef,
+    Gvk, GvkId, OpaqueProperty, Origin, Package, PackageId, PackageRequirement,
 };
 pub use set::{CatalogInfo, CatalogSet, CatalogSource};
 pub use table::{Bundles, Packages};

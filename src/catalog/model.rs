@@ -165,8 +165,30 @@ pub struct Deprecation {
     pub message: String,
 }
 
+/// An `olm.deprecations` entry as it applies to one bundle (a resolution's selected bundle):
+/// its package's, the channel it was taken from, or its own, as OLM sets PackageDeprecated,
+/// ChannelDeprecated and BundleDeprecated. `impl Display` (in [`crate::advanced::explain`]) words it; it
+/// serializes as those words.
+///
+/// The fields are declared in the order notices sort in: as their words do, by bundle,
+/// catalog and message.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Deprecated {
+    /// The bundle.
+    pub bundle: String,
+    /// The catalog that declares the deprecation (the bundle's).
+    pub catalog: String,
+    /// The catalog's message.
+    pub message: String,
+    /// The bundle's package.
+    pub package: String,
+    /// What the entry deprecates: the package, the channel the bundle was taken from, or the
+    /// bundle itself.
+    pub of: DeprecationRef,
+}
+
 /// What an `olm.deprecations` entry points at.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum DeprecationRef {
     /// The whole package.
     Package,

@@ -12,7 +12,7 @@ use deppy::advanced::catalog::{
     CatalogSet, CatalogSource, find_bundle_dirs, inspect, render_bundle_dirs,
 };
 use deppy::advanced::image::ImageRef;
-use deppy::advanced::image::reference::has_transport;
+use deppy::advanced::image::has_transport;
 
 /// Catalog subcommands.
 #[derive(Debug, Subcommand)]

@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 
+use super::Explain;
 use deppy::advanced::cluster::{
     Binding, ClusterOptions, ClusterState, Meter, ReadOptions, StateError, Status, pull_catalogs,
     read_paths_with,
 };
-use deppy::advanced::explain::Detail;
 use deppy::advanced::request::Request;
 
 use super::budget::Budget;
@@ -57,8 +57,8 @@ pub struct ResolveArgs {
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
     /// How much of an unsatisfiable namespace's proof to print.
-    #[arg(long, value_enum, default_value_t = Detail::Summary)]
-    pub explain: Detail,
+    #[arg(long, value_enum, default_value_t = Explain::Summary)]
+    pub explain: Explain,
     #[command(flatten)]
     pub file: OutputFile,
     #[command(flatten)]
@@ -121,7 +121,6 @@ pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
         policy: args.policy.as_deref().map(policy).transpose()?,
         load: super::load_options(),
         solve,
-        detail: args.explain,
     };
     // The objects of other kinds that were skipped: notes, shown with `-v`.
     for s in &state.skipped {
@@ -133,9 +132,14 @@ pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
     let pulled = super::images::with_puller(|p| pull_catalogs(&state, &bindings, &opts, p))?;
     report::warnings(&pulled.warnings);
     let answer = deppy::advanced::cluster::resolve_cluster(&state, &pulled.bindings, &opts)?;
-    let text = super::catalog::render(&answer, args.output, || {
-        deppy::advanced::explain::cluster::render(&answer)
-    })?;
+    // The words are made once, for the format asked for.
+    use deppy::advanced::explain::cluster::{render, report};
+    let text = match args.output {
+        Format::Text => render(&answer, args.explain.into()),
+        format => {
+            super::catalog::render(&report(&answer, args.explain.into()), format, String::new)?
+        }
+    };
     args.file.emit(&text, args.output.content())?;
     // "Will this go through?" is no when OLM will refuse an InstallPlan.
     Ok(match answer.status {

@@ -26,6 +26,25 @@ mod test;
 
 use clap::{ArgAction, Parser, Subcommand, ValueEnum};
 
+/// `--explain`: how much of a proof to print (the library's [`deppy::Detail`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Explain {
+    /// The facts that matter and the conclusion.
+    #[default]
+    Summary,
+    /// The summary, then every step of the derivation.
+    Full,
+}
+
+impl From<Explain> for deppy::Detail {
+    fn from(e: Explain) -> deppy::Detail {
+        match e {
+            Explain::Summary => deppy::Detail::Summary,
+            Explain::Full => deppy::Detail::Full,
+        }
+    }
+}
+
 /// Success: resolved, solved, valid, installable, no differences.
 pub const EXIT_OK: u8 = 0;
 /// The answer is no: unsatisfiable, not in the answer, invalid, not installable, differences.

@@ -161,7 +161,7 @@ pub fn watch(args: WatchArgs) -> anyhow::Result<u8> {
     let mut last = match first.result {
         Ok(r) => {
             report::warnings(r.warnings());
-            let report = deppy::advanced::report::Report::of(&r, args.out.explain);
+            let report = deppy::advanced::report::Report::of(&r, args.out.explain.into());
             output::print(
                 &super::catalog::render(&report, args.out.output, || report.to_text())?,
                 args.out.output.content(),
@@ -202,7 +202,7 @@ pub fn watch(args: WatchArgs) -> anyhow::Result<u8> {
                 last = Some(new);
             }
             (Ok(new), None) => {
-                let report = deppy::advanced::report::Report::of(&new, args.out.explain);
+                let report = deppy::advanced::report::Report::of(&new, args.out.explain.into());
                 line(format!("[run {runs}] resolved again"))?;
                 output::print(&report.to_text(), Content::Text)?;
                 last = Some(new);

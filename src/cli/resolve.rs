@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::Args;
 
+use super::Explain;
 use deppy::advanced::catalog::CatalogSource;
-use deppy::advanced::explain::Detail;
 use deppy::advanced::generic::{GenericError, GenericFile};
 use deppy::advanced::image::ImageRef;
 use deppy::advanced::report::Report;
@@ -55,8 +55,8 @@ pub struct OutputArgs {
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
     /// How much of a failure's proof to print.
-    #[arg(long, value_enum, default_value_t = Detail::Summary)]
-    pub explain: Detail,
+    #[arg(long, value_enum, default_value_t = Explain::Summary)]
+    pub explain: Explain,
     #[command(flatten)]
     pub file: OutputFile,
 }
@@ -87,8 +87,8 @@ pub struct SolveArgs {
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
     /// How much of a failure's proof to print: the constraints it uses, or every step.
-    #[arg(long, value_enum, default_value_t = Detail::Summary)]
-    pub explain: Detail,
+    #[arg(long, value_enum, default_value_t = Explain::Summary)]
+    pub explain: Explain,
     #[command(flatten)]
     pub out_file: OutputFile,
     #[command(flatten)]
@@ -262,7 +262,7 @@ pub fn print_run(run: Run, out: &OutputArgs, hint: &HintInput<'_>) -> anyhow::Re
         }
     };
     report::warnings(resolution.warnings());
-    let mut report = Report::of(&resolution, out.explain);
+    let mut report = Report::of(&resolution, out.explain.into());
     if !report.is_resolved() {
         let u = resolution.universe();
         let found = hints(&u.set, hint.catalogs, hint.request, hint.extra);
@@ -365,7 +365,7 @@ fn generic_file(path: &Path) -> anyhow::Result<GenericFile> {
 pub fn solve(args: SolveArgs) -> anyhow::Result<u8> {
     let file = generic_file(&args.file)?;
     let answer = file
-        .solve_explained(&args.budget.options(), args.explain)
+        .solve_explained(&args.budget.options(), args.explain.into())
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
     let text_view = || match answer.status {
         "resolved" => format!("Selected: {}\n", answer.selected.join(", ")),

@@ -1,11 +1,18 @@
-//! The answer for a cluster: per namespace, what happens to each Subscription and which
-//! bundles the namespace ends with (the JSON of `deppy cluster resolve -o json`).
+//! The answer for a cluster, as data: per namespace, what happens to each Subscription, which
+//! bundles the namespace ends with, and when it does not resolve, why (a blocked reason,
+//! OLM's refusals, the proof, or the search's budget). `crate::explain::cluster` words it,
+//! the text and the JSON of `deppy cluster resolve`.
+
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::namespace::{NamespacePlan, SubscriptionRef};
+use super::note::{Blocked, Note};
+use super::precheck::Precheck;
 use crate::crd::Problem;
-use crate::resolve::{Action, Answer, INSTALLED_CATALOG};
+use crate::resolve::{Action, Answer, INSTALLED_CATALOG, Partial, Proof, Via};
+use crate::solver::GaveUpLine;
 
 /// How a namespace (or the whole cluster) came out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -15,15 +22,61 @@ pub enum Status {
     Resolved,
     /// The search's budget ran out before an answer.
     GaveUp,
-    /// OLM would not resolve the namespace at all (see `reason`).
+    /// OLM would not resolve the namespace at all (see [`NamespaceOutcome::Blocked`]).
     Blocked,
-    /// No answer exists (see `explanation`).
+    /// No answer exists (see [`NamespaceOutcome::Refused`] and
+    /// [`NamespaceOutcome::Unsatisfiable`]).
     Unsatisfiable,
 }
 
+/// What happens to one Subscription (serialized as `install`, `upgrade`, `keep` or `stuck`;
+/// the JSON gives `via` beside it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SubscriptionAction {
+    /// Nothing of its package is installed: its bundle is installed.
+    Install,
+    /// Its installed bundle moves to its new bundle.
+    Upgrade {
+        /// The installed bundle (CSV) it replaces.
+        from: String,
+        /// How the upgrade gets there.
+        via: Via,
+    },
+    /// Its installed bundle stays.
+    Keep,
+    /// The namespace does not resolve, so nothing happens to it (the namespace's
+    /// [`NamespaceOutcome`] says why).
+    Stuck,
+}
+
+impl SubscriptionAction {
+    /// The action's name in the JSON: `install`, `upgrade`, `keep` or `stuck`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SubscriptionAction::Install => "install",
+            SubscriptionAction::Upgrade { .. } => "upgrade",
+            SubscriptionAction::Keep => "keep",
+            SubscriptionAction::Stuck => "stuck",
+        }
+    }
+
+    /// How an upgrade gets there (None for the other actions).
+    pub fn via(&self) -> Option<Via> {
+        match self {
+            SubscriptionAction::Upgrade { via, .. } => Some(*via),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for SubscriptionAction {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
 /// What happens to one Subscription.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SubscriptionAnswer {
     /// `metadata.name`.
     pub name: String,
@@ -37,15 +90,11 @@ pub struct SubscriptionAnswer {
     pub installed: Option<String>,
     /// The bundle it ends with (None when the namespace does not resolve).
     pub bundle: Option<String>,
-    /// `install`, `upgrade`, `keep`, or `stuck` when the namespace does not resolve.
-    pub action: String,
-    /// How an upgrade gets there: `replaces`, `skips`, `skipRange`, `requested`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub via: Option<crate::resolve::Via>,
-    /// Why OLM would refuse the InstallPlan that installs or upgrades it, when a CRD check
-    /// fails (docs/cluster.md, "CRD checks").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub install_would_fail: Option<String>,
+    /// What happens to it.
+    pub action: SubscriptionAction,
+    /// The CRD check that makes OLM refuse the InstallPlan that installs or upgrades it
+    /// (the namespace's first unsafe one; docs/cluster.md, "CRD checks").
+    pub install_would_fail: Option<CrdCheck>,
 }
 
 /// A bundle the namespace ends with.
@@ -68,44 +117,105 @@ pub struct SelectedAnswer {
     pub from: Option<String>,
 }
 
+/// How a namespace came out, with what each way carries.
+///
+/// A caller counts stuck Subscriptions by why, and keeps the proof of an unsatisfiable
+/// namespace, from this data alone (`examples/cluster_report.rs` does both):
+///
+/// ```
+/// use deppy::advanced::cluster::{NamespaceOutcome, SubscriptionAction};
+/// use deppy::{Binding, ClusterOptions, ClusterState, read_paths, resolve_cluster};
+///
+/// let state = ClusterState::from_dump(read_paths(&["catalogs/cluster-example/cluster.yaml".into()])?)?;
+/// let catalog = Binding::parse("openshift-marketplace/community-operators=catalogs/community-v4.22")?;
+/// let answer = resolve_cluster(&state, &[catalog], &ClusterOptions::default())?;
+/// let mut unsatisfiable = Vec::new();
+/// for ns in &answer.namespaces {
+///     let stuck = ns.subscriptions.iter().filter(|s| s.action == SubscriptionAction::Stuck).count();
+///     match &ns.outcome {
+///         NamespaceOutcome::Resolved => assert_eq!(stuck, 0),
+///         NamespaceOutcome::Unsatisfiable(proof) => {
+///             assert!(proof.failure.tree.root().is_some());
+///             unsatisfiable.push((ns.namespace.as_str(), stuck));
+///         }
+///         other => panic!("{}: {other:?}", ns.namespace),
+///     }
+/// }
+/// // The left-over kepler-operator CSV blocks its Subscription (catalogs/cluster-example).
+/// assert_eq!(unsatisfiable, [("monitoring", 1)]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub enum NamespaceOutcome {
+    /// Every Subscription resolves (the answer's `subscriptions` and `selected` say how).
+    Resolved,
+    /// OLM would not resolve the namespace at all.
+    Blocked(Blocked),
+    /// OLM refuses these Subscriptions before it resolves (a catalog, package, channel or
+    /// starting CSV is missing), so the namespace is unsatisfiable.
+    Refused(Vec<Precheck>),
+    /// No answer exists: the proof ([`crate::explain_failure`] words it), its Subscriptions
+    /// named as requirements.
+    Unsatisfiable(Box<Proof>),
+    /// The search's budget ran out before an answer.
+    GaveUp(GaveUp),
+}
+
+/// A search that ran out of budget: after how many conflicts and which budget, and what it
+/// had proven.
+#[derive(Clone, Debug)]
+pub struct GaveUp {
+    /// How many conflicts, which budget.
+    pub line: GaveUpLine,
+    /// What it had proven when it stopped.
+    pub partial: Arc<Partial>,
+}
+
+impl NamespaceOutcome {
+    /// The status this outcome has.
+    pub fn status(&self) -> Status {
+        match self {
+            NamespaceOutcome::Resolved => Status::Resolved,
+            NamespaceOutcome::Blocked(_) => Status::Blocked,
+            NamespaceOutcome::Refused(_) | NamespaceOutcome::Unsatisfiable(_) => {
+                Status::Unsatisfiable
+            }
+            NamespaceOutcome::GaveUp(_) => Status::GaveUp,
+        }
+    }
+}
+
 /// One namespace's answer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug)]
 pub struct NamespaceAnswer {
     /// The namespace.
     pub namespace: String,
-    /// How it came out.
+    /// How it came out (the kind of `outcome`).
     pub status: Status,
+    /// Why it came out so: the data behind `status`.
+    pub outcome: NamespaceOutcome,
     /// The global catalog namespace it sees (or would, without the OperatorGroup's
     /// exclusion).
     pub global_namespace: String,
+    /// The catalogs it sees (`namespace/name`), by name.
+    pub catalogs: Vec<String>,
     /// Its Subscriptions, by name.
     pub subscriptions: Vec<SubscriptionAnswer>,
     /// Every bundle it ends with, by package and name (empty unless resolved).
     pub selected: Vec<SelectedAnswer>,
-    /// Diagnostics, in words.
-    pub warnings: Vec<String>,
-    /// Why no answer exists (unsatisfiable only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub explanation: Option<String>,
-    /// Why OLM would not resolve it (blocked only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    /// Diagnostics, sorted, each once.
+    pub warnings: Vec<Note>,
     /// Each CRD a bundle it installs or upgrades ships, checked against the cluster's CRD of
-    /// that name, by CRD and bundle (left out when none was checked).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// that name, by CRD and bundle.
     pub crd_checks: Vec<CrdCheck>,
-    /// Bundles it installs or upgrades whose CRD manifests the catalog does not carry (left
-    /// out when none).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Bundles it installs or upgrades whose CRD manifests the catalog does not carry.
     pub crd_unchecked: Vec<String>,
 }
 
 /// The answer for a whole cluster.
 ///
 /// The example on [`crate::resolve_cluster`] reads its namespaces.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug)]
 pub struct ClusterAnswer {
     /// `resolved` when every namespace is; else `unsatisfiable` when any namespace is; else
     /// `blocked` when any is; else `gaveUp`.
@@ -114,11 +224,9 @@ pub struct ClusterAnswer {
     pub namespaces: Vec<NamespaceAnswer>,
     /// Objects of kinds deppy does not read, counted.
     pub skipped: usize,
-    /// Namespaces that end with different bundles holding one API (left out when none).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Namespaces that end with different bundles holding one API.
     pub cluster_warnings: Vec<ClusterWarning>,
-    /// OLM v1 ClusterExtensions, by name (left out when there are none).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// OLM v1 ClusterExtensions, by name.
     pub extensions: Vec<super::v1::ExtensionAnswer>,
     /// Every bound catalog: where its contents came from, by namespace and name.
     pub catalogs: Vec<CatalogAnswer>,
@@ -173,7 +281,7 @@ impl ClusterAnswer {
     }
 
     /// True when OLM will refuse a namespace's InstallPlan (a Subscription has
-    /// `installWouldFail`): the namespaces resolve, but the changes will not go through.
+    /// `install_would_fail`): the namespaces resolve, but the changes will not go through.
     pub fn install_would_fail(&self) -> bool {
         self.namespaces
             .iter()
@@ -199,8 +307,42 @@ impl ClusterAnswer {
     }
 }
 
+/// The answer of a namespace that did not resolve: every Subscription stuck.
+pub(super) fn unresolved(
+    plan: &NamespacePlan,
+    outcome: NamespaceOutcome,
+    warnings: Vec<Note>,
+) -> NamespaceAnswer {
+    NamespaceAnswer {
+        subscriptions: stuck(&plan.subscriptions),
+        ..namespace(plan, outcome, warnings)
+    }
+}
+
+/// A namespace's answer without Subscriptions or bundles yet; the warnings sorted, each once.
+fn namespace(
+    plan: &NamespacePlan,
+    outcome: NamespaceOutcome,
+    mut warnings: Vec<Note>,
+) -> NamespaceAnswer {
+    warnings.sort();
+    warnings.dedup();
+    NamespaceAnswer {
+        namespace: plan.namespace.clone(),
+        status: outcome.status(),
+        outcome,
+        global_namespace: plan.global_namespace.clone(),
+        catalogs: plan.catalogs.iter().map(|c| c.name.clone()).collect(),
+        subscriptions: Vec::new(),
+        selected: Vec::new(),
+        warnings,
+        crd_checks: Vec::new(),
+        crd_unchecked: Vec::new(),
+    }
+}
+
 /// Each Subscription's line when the namespace did not resolve.
-pub(super) fn stuck(subs: &[SubscriptionRef]) -> Vec<SubscriptionAnswer> {
+fn stuck(subs: &[SubscriptionRef]) -> Vec<SubscriptionAnswer> {
     subs.iter()
         .map(|s| SubscriptionAnswer {
             name: s.name.clone(),
@@ -209,18 +351,18 @@ pub(super) fn stuck(subs: &[SubscriptionRef]) -> Vec<SubscriptionAnswer> {
             catalog: s.catalog.clone(),
             installed: s.installed.clone(),
             bundle: None,
-            action: "stuck".into(),
-            via: None,
+            action: SubscriptionAction::Stuck,
             install_would_fail: None,
         })
         .collect()
 }
 
-/// The Subscriptions and bundles of a resolved namespace.
+/// The answer of a resolved namespace: its Subscriptions and bundles.
 pub(super) fn resolved(
     plan: &NamespacePlan,
     answer: &Answer,
-) -> (Vec<SubscriptionAnswer>, Vec<SelectedAnswer>) {
+    warnings: Vec<Note>,
+) -> NamespaceAnswer {
     let catalog = |c: &str| {
         if c == INSTALLED_CATALOG {
             crate::request::EXISTING_CATALOG.to_string()
@@ -241,7 +383,7 @@ pub(super) fn resolved(
             from: s.from.clone(),
         })
         .collect();
-    let subs = plan
+    let subscriptions = plan
         .subscriptions
         .iter()
         .map(|sub| {
@@ -249,10 +391,13 @@ pub(super) fn resolved(
                 s.package == sub.package
                     && (s.catalog == sub.catalog || sub.installed.as_deref() == Some(&s.bundle))
             });
-            let action = match s.map(|s| s.action) {
-                Some(Action::Install) => "install",
-                Some(Action::Upgrade) => "upgrade",
-                Some(Action::Keep) | None => "keep",
+            let action = match s {
+                Some(s) if s.action == Action::Install => SubscriptionAction::Install,
+                Some(s) if s.action == Action::Upgrade => SubscriptionAction::Upgrade {
+                    from: s.from.clone().unwrap_or_default(),
+                    via: s.via.unwrap_or(Via::Requested),
+                },
+                _ => SubscriptionAction::Keep,
             };
             SubscriptionAnswer {
                 name: sub.name.clone(),
@@ -261,13 +406,16 @@ pub(super) fn resolved(
                 catalog: sub.catalog.clone(),
                 installed: sub.installed.clone(),
                 bundle: s.map(|s| s.bundle.clone()),
-                action: action.into(),
-                via: s.and_then(|s| s.via),
+                action,
                 install_would_fail: None,
             }
         })
         .collect();
-    (subs, selected)
+    NamespaceAnswer {
+        subscriptions,
+        selected,
+        ..namespace(plan, NamespaceOutcome::Resolved, warnings)
+    }
 }
 
 /// One CRD a bundle ships checked against the cluster's (JSON `crdChecks`).

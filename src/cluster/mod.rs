@@ -15,6 +15,7 @@
 //! ```
 
 mod answer;
+mod binding;
 mod budget;
 mod crd;
 mod csv;
@@ -33,9 +34,11 @@ mod state;
 pub mod v1;
 
 pub use answer::{
-    ApiHolder, CatalogAnswer, CatalogOrigin, ClusterAnswer, ClusterWarning, CrdCheck,
-    NamespaceAnswer, SelectedAnswer, Status, SubscriptionAnswer,
+    ApiHolder, CatalogAnswer, CatalogOrigin, ClusterAnswer, ClusterWarning, CrdCheck, GaveUp,
+    NamespaceAnswer, NamespaceOutcome, SelectedAnswer, Status, SubscriptionAction,
+    SubscriptionAnswer,
 };
+pub use binding::{Binding, ImageOrigin};
 pub use budget::{Exhausted, Meter, Stage};
 pub use crd::ClusterCrds;
 pub use csv::PROPERTIES_ANNOTATION;
@@ -54,7 +57,7 @@ pub use precheck::Precheck;
 pub use pull::{PulledBindings, pull_catalogs};
 pub use read::{
     Dump, MAX_DOCUMENTS_PER_FILE, MAX_OBJECT_SIZE, MAX_OBJECTS_PER_DOCUMENT, ReadOptions,
-    read_paths, read_paths_with, read_text, read_text_with,
+    read_paths, read_paths_with, read_text,
 };
-pub use resolve::{Binding, ClusterOptions, ImageOrigin, plan_cluster, resolve_cluster};
+pub use resolve::{ClusterOptions, plan_cluster, resolve_cluster};
 pub use state::ClusterState;

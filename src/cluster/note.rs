@@ -1,12 +1,11 @@
 //! What stops OLM from resolving a namespace, and what a user of a stuck Subscription should
-//! know, as data; `crate::explain::cluster` words them.
+//! know, as data (a namespace answer's `warnings`); `crate::explain::cluster` words them.
 
 use super::object::{InstallPlanSpec, InstallPlanStatus, Kind, KindName, Object};
 use super::state::ClusterState;
 
 /// Why a namespace is not resolved at all.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Blocked {
     /// The namespace has no OperatorGroup: OLM installs nothing there.
     NoOperatorGroup,
@@ -23,7 +22,7 @@ pub enum Blocked {
     BrokenCatalog(String),
 }
 
-/// A diagnostic for the namespace's answer.
+/// A diagnostic for the namespace's answer (its `warnings`), sorted in this order.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Note {
     /// A catalog the namespace sees has no bound contents: it is taken as empty.
@@ -83,8 +82,9 @@ pub enum Note {
         /// The CSV.
         csv: String,
     },
-    /// A warning of the resolution itself (deprecations, malformed unused channels).
-    Resolution(String),
+    /// A catalog deprecates a bundle the namespace ends with: its package, the channel it
+    /// comes from, or the bundle itself.
+    Deprecated(crate::catalog::Deprecated),
 }
 
 /// The install mode an OperatorGroup's targets ask for (None when they are not known).

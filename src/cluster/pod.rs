@@ -7,7 +7,6 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Deserialize;
 
-use super::object::Source;
 use crate::image::RegistryRef;
 
 /// The label OLM puts on a CatalogSource's registry pod.
@@ -26,8 +25,8 @@ pub struct CatalogPod {
     pub running: bool,
     /// Each container's `imageID` that names a digest, parsed, by container order.
     pub image_ids: Vec<RegistryRef>,
-    /// Where it was found.
-    pub source: Source,
+    /// Where it was found (file, document and item, in words).
+    pub source: String,
 }
 
 #[derive(Deserialize, Default)]
@@ -55,7 +54,7 @@ pub fn is_pod(api_version: &str, kind: &str) -> bool {
 pub fn catalog_pod(
     metadata: &ObjectMeta,
     status: Option<serde_json::Value>,
-    source: &Source,
+    source: String,
 ) -> Option<CatalogPod> {
     let catalog_source = metadata.labels.as_ref()?.get(CATALOG_SOURCE_LABEL)?.clone();
     let status: PodStatus = status
@@ -79,7 +78,7 @@ pub fn catalog_pod(
         catalog_source,
         running: status.phase.as_deref() == Some("Running"),
         image_ids,
-        source: source.clone(),
+        source,
     })
 }
 
@@ -111,13 +110,7 @@ mod tests {
             meta.labels = Some([(CATALOG_SOURCE_LABEL.to_string(), "ops".to_string())].into());
         }
         let status = serde_json::json!({"phase": phase, "containerStatuses": [{"name": "registry-server", "imageID": id}]});
-        let source = Source {
-            file: "s.yaml".into(),
-            document: 1,
-            item: None,
-            nested: Vec::new(),
-        };
-        catalog_pod(&meta, Some(status), &source)
+        catalog_pod(&meta, Some(status), "s.yaml (document 1)".into())
     }
 
     #[test]

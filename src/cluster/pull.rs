@@ -12,9 +12,10 @@
 
 use std::collections::BTreeSet;
 
+use super::binding::{Binding, ImageOrigin};
 use super::error::StateError;
 use super::object::{Kind, KindName};
-use super::resolve::{Binding, ClusterOptions, ImageOrigin, plan_cluster};
+use super::resolve::{ClusterOptions, plan_cluster};
 use super::state::ClusterState;
 use crate::image::{ImageError, ImageRef, Puller};
 

@@ -2,11 +2,14 @@
 //! the catalogs it sees, loaded once per distinct set of catalogs.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::answer::{self, CatalogAnswer, CatalogOrigin, ClusterAnswer, NamespaceAnswer, Status};
+use super::answer::{
+    self, CatalogAnswer, CatalogOrigin, ClusterAnswer, GaveUp, NamespaceAnswer, NamespaceOutcome,
+    Status,
+};
+use super::binding::Binding;
 use super::budget::{Meter, Stage};
 use super::error::StateError;
 use super::namespace::{self, NamespacePlan, VisibleCatalog};
@@ -14,11 +17,9 @@ use super::note::{Blocked, Note};
 use super::object::{Kind, KindName};
 use super::state::ClusterState;
 use crate::catalog::{CatalogSet, CatalogSource, FileCache, LoadOptions, SourceFile};
-use crate::explain::Detail;
-use crate::image::{Digest, ImageRef};
 use crate::request::Request;
-use crate::resolve::{Outcome, ResolveError, Resolver};
-use crate::solver::SolveOptions;
+use crate::resolve::{Outcome, Proof, ResolveError, Resolver};
+use crate::solver::{GaveUpLine, SolveOptions};
 
 /// `load` with each catalog pulled from an image keyed by its manifest digest in the catalog
 /// cache (`LoadOptions::content_keys`): its directory is named by that digest and written
@@ -33,114 +34,6 @@ fn keyed_by_digest(load: &LoadOptions, bindings: &[Binding]) -> LoadOptions {
         }
     }
     load
-}
-
-/// `--catalog NAMESPACE/NAME=PATH`: the contents of a CatalogSource.
-///
-/// The example on [`crate::resolve_cluster`] parses one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Binding {
-    /// The CatalogSource's namespace.
-    pub namespace: String,
-    /// Its name.
-    pub name: String,
-    /// An FBC file or directory, or bundle directories; for an image, the directory its
-    /// catalog was pulled to (empty until pulled).
-    pub path: PathBuf,
-    /// The image the contents come from (`NAMESPACE/NAME=docker://REF`, or a CatalogSource's
-    /// image pulled by [`super::pull_catalogs`]); None for a path.
-    pub image: Option<ImageOrigin>,
-}
-
-/// The image a bound catalog comes from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImageOrigin {
-    /// The image pulled.
-    pub image: ImageRef,
-    /// The digest it resolved to; None until pulled.
-    pub digest: Option<Digest>,
-    /// The registry pod whose `imageID` named the digest, when one did.
-    pub pinned_by: Option<String>,
-}
-
-impl ImageOrigin {
-    /// The image as the answer names it: a registry reference without its transport.
-    pub fn image_text(&self) -> String {
-        match &self.image {
-            ImageRef::Registry(r) => r.to_string(),
-            other => other.to_string(),
-        }
-    }
-}
-
-impl Binding {
-    /// Parses `NAMESPACE/NAME=PATH` (a CatalogSource) or `NAME=PATH` (an OLM v1
-    /// ClusterCatalog, cluster-scoped: `namespace` is empty). PATH may be an image
-    /// (`docker://REF`, `oci:DIR[:TAG]`, `oci-archive:FILE[:TAG]`) unless a file of that name
-    /// exists; an image binding is pulled by [`super::pull_catalogs`].
-    pub fn parse(spec: &str) -> Result<Binding, StateError> {
-        let bad = |m: &str| StateError::Binding {
-            binding: spec.to_string(),
-            message: m.to_string(),
-        };
-        let (name, path) = spec
-            .split_once('=')
-            .ok_or_else(|| bad("expected NAMESPACE/NAME=PATH or NAME=PATH"))?;
-        let (ns, n) = name.split_once('/').unwrap_or(("", name));
-        if (name.contains('/') && ns.is_empty())
-            || n.is_empty()
-            || n.contains('/')
-            || path.is_empty()
-        {
-            return Err(bad(
-                "expected NAMESPACE/NAME=PATH or NAME=PATH, each part non-empty",
-            ));
-        }
-        let image = if crate::image::reference::has_transport(path)
-            && !std::path::Path::new(path).exists()
-        {
-            let image = ImageRef::parse(path).map_err(|e| bad(&e.to_string()))?;
-            Some(ImageOrigin {
-                image,
-                digest: None,
-                pinned_by: None,
-            })
-        } else {
-            None
-        };
-        Ok(Binding {
-            namespace: ns.to_string(),
-            name: n.to_string(),
-            path: if image.is_some() {
-                PathBuf::new()
-            } else {
-                PathBuf::from(path)
-            },
-            image,
-        })
-    }
-
-    /// `NAMESPACE/NAME` or `NAME`.
-    pub fn catalog(&self) -> String {
-        if self.namespace.is_empty() {
-            self.name.clone()
-        } else {
-            format!("{}/{}", self.namespace, self.name)
-        }
-    }
-
-    /// The binding as given: `NAMESPACE/NAME=PATH` or `NAMESPACE/NAME=IMAGE`.
-    pub fn describe(&self) -> String {
-        match &self.image {
-            Some(o) => format!("{}={}", self.catalog(), o.image),
-            None => format!("{}={}", self.catalog(), self.path.display()),
-        }
-    }
-
-    /// Binds a cluster-scoped ClusterCatalog (`NAME=PATH`) rather than a CatalogSource.
-    pub(crate) fn is_cluster_scoped(&self) -> bool {
-        self.namespace.is_empty()
-    }
 }
 
 /// How to resolve a cluster.
@@ -158,8 +51,6 @@ pub struct ClusterOptions {
     pub load: LoadOptions,
     /// The solver's budget.
     pub solve: SolveOptions,
-    /// How much of an unsatisfiable namespace's proof to word.
-    pub detail: Detail,
 }
 
 /// Every catalog of the state: its CatalogSources, and bindings without one (priority 0).
@@ -299,7 +190,7 @@ pub fn resolve_cluster(
     }
     let mut answers = crate::parallel::parallel_map(&plans, |plan| {
         let resolver = resolvers.get(&bound_names(plan));
-        resolve_namespace(plan, resolver, opts.detail)
+        resolve_namespace(plan, resolver)
     });
     // A set read from the catalog cache decodes package entries on first use: one that did
     // not decode voids the answers.
@@ -327,10 +218,9 @@ pub fn resolve_cluster(
             super::crd::check_namespace(&crds, &dirs, set, &mut checked, &meter, answer)?;
         }
     }
-    let resolved: Vec<NamespaceAnswer> = answers
+    let resolved: Vec<&NamespaceAnswer> = answers
         .iter()
         .filter(|a| a.status == Status::Resolved)
-        .cloned()
         .collect();
     let warnings = super::crd::cluster_warnings(state, &resolved, &sets);
     let extensions = super::v1::resolve_extensions(state, bindings, &keyed, &meter)?;
@@ -428,89 +318,57 @@ fn load_set(
     })
 }
 
-fn base(plan: &NamespacePlan, status: Status) -> NamespaceAnswer {
-    NamespaceAnswer {
-        namespace: plan.namespace.clone(),
-        status,
-        global_namespace: plan.global_namespace.clone(),
-        subscriptions: answer::stuck(&plan.subscriptions),
-        selected: Vec::new(),
-        warnings: Vec::new(),
-        explanation: None,
-        reason: None,
-        crd_checks: Vec::new(),
-        crd_unchecked: Vec::new(),
-    }
-}
-
-/// One namespace's answer.
-fn resolve_namespace(
-    plan: &NamespacePlan,
-    resolver: Option<&Resolver>,
-    detail: Detail,
-) -> NamespaceAnswer {
-    let words = crate::explain::cluster::Words::new(plan);
+/// One namespace's answer, as data (the reporter words it afterwards).
+fn resolve_namespace(plan: &NamespacePlan, resolver: Option<&Resolver>) -> NamespaceAnswer {
     let mut notes = plan.notes.clone();
-    let blocked = |b: &Blocked, notes: &[Note]| NamespaceAnswer {
-        reason: Some(words.blocked(b)),
-        warnings: words.notes(notes, false),
-        ..base(plan, Status::Blocked)
+    let blocked = |b: Blocked, notes: Vec<Note>| {
+        answer::unresolved(plan, NamespaceOutcome::Blocked(b), notes)
     };
     if let Some(b) = &plan.blocked {
-        return blocked(b, &notes);
+        return blocked(b.clone(), notes);
     }
     let Some(resolver) = resolver else {
-        return blocked(&Blocked::BrokenCatalog("no catalog loaded".into()), &notes);
+        return blocked(Blocked::BrokenCatalog("no catalog loaded".into()), notes);
     };
     let precheck = super::precheck::subscriptions(plan, resolver.catalogs());
     if !precheck.is_empty() {
-        return NamespaceAnswer {
-            explanation: Some(words.prechecks(&precheck)),
-            warnings: words.notes(&notes, false),
-            ..base(plan, Status::Unsatisfiable)
-        };
+        return answer::unresolved(plan, NamespaceOutcome::Refused(precheck), notes);
     }
     match resolver.resolve(&plan.request) {
         Ok((_, Outcome::Resolved(a))) => {
-            notes.extend(a.warnings.iter().cloned().map(Note::Resolution));
-            let (subscriptions, selected) = answer::resolved(plan, &a);
-            NamespaceAnswer {
-                subscriptions,
-                selected,
-                warnings: words.notes(&notes, false),
-                ..base(plan, Status::Resolved)
-            }
+            notes.extend(a.warnings.iter().cloned().map(Note::Deprecated));
+            answer::resolved(plan, &a, notes)
         }
         Ok((universe, Outcome::Unsatisfiable(failure))) => {
             notes.extend(super::precheck::left_over(plan, resolver.catalogs()));
-            let proof = crate::explain::explain_failure(&failure, &universe, &plan.request, detail);
-            NamespaceAnswer {
-                explanation: Some(words.unsatisfiable(&proof, &notes)),
-                warnings: words.notes(&notes, true),
-                ..base(plan, Status::Unsatisfiable)
-            }
+            let proof = Proof {
+                failure,
+                universe,
+                request: Arc::new(plan.request.clone()),
+            };
+            answer::unresolved(
+                plan,
+                NamespaceOutcome::Unsatisfiable(Box::new(proof)),
+                notes,
+            )
         }
         Err(ResolveError::GaveUp {
             conflicts,
             exhausted,
             proven,
             partial,
-        }) => NamespaceAnswer {
-            explanation: Some(
-                words.gave_up(
-                    &crate::solver::GaveUpLine {
-                        conflicts,
-                        exhausted,
-                        proven,
-                    }
-                    .to_string(),
-                    &partial.to_string(),
-                ),
-            ),
-            warnings: words.notes(&notes, false),
-            ..base(plan, Status::GaveUp)
-        },
-        Err(e) => blocked(&Blocked::BrokenCatalog(e.to_string()), &notes),
+        }) => {
+            let gave_up = GaveUp {
+                line: GaveUpLine {
+                    conflicts,
+                    exhausted,
+                    proven,
+                },
+                partial: Arc::new(partial),
+            };
+            answer::unresolved(plan, NamespaceOutcome::GaveUp(gave_up), notes)
+        }
+        Err(e) => blocked(Blocked::BrokenCatalog(e.to_string()), notes),
     }
 }
 

@@ -9,9 +9,7 @@ pub mod gore;
 pub mod model;
 pub mod schema;
 
-pub use compare::{
-    Comparison, CustomResource, MAX_REJECTED_OBJECTS, Problem, compare, compare_until,
-};
+pub use compare::{Comparison, CustomResource, MAX_REJECTED_OBJECTS, Problem, compare_until};
 pub use edges::{BundleCrds, EdgeProblem, check_edges};
 pub use gore::{GoRegex, GoRegexError};
 pub use model::{Crd, CrdError, CrdVersion, is_crd, parse};

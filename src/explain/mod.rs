@@ -24,7 +24,7 @@ use words::Words;
 /// How much of the proof to print.
 ///
 /// The example on [`crate::Failure`] uses the default, [`Detail::Summary`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Detail {
     /// The facts that matter and the conclusion.
     #[default]
@@ -226,6 +226,24 @@ impl std::fmt::Display for crate::resolve::Violation {
             V::NeedsLabel { bundle, label } => write!(f, "{bundle} needs label {label}"),
             V::NeedsConstraint { bundle, constraint } => write!(f, "{bundle} needs {constraint}"),
         }
+    }
+}
+
+/// `etcdoperator.v0.9.2 is deprecated by catalog olm/ops: MESSAGE`.
+impl std::fmt::Display for crate::catalog::Deprecated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} is deprecated by catalog {}: {}",
+            self.bundle, self.catalog, self.message
+        )
+    }
+}
+
+/// A deprecation notice serializes as its words (the `warnings` of an answer).
+impl serde::Serialize for crate::catalog::Deprecated {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
     }
 }
 

@@ -2,9 +2,10 @@
 //! catalog, and what OLM v1 itself refuses (docs/semantics.md §10).
 
 use crate::cluster::v1::{
-    Advice, AdviceStatus, Beaten, CatalogOutcome, CatalogStat, Decision, DependencyAnswer,
-    ExtensionAnswer, Failure, UpgradePolicy,
+    AddExtension, Advice, Beaten, CATALOG_NAME_LABEL, CatalogOutcome, CatalogStat, Decision,
+    DeclaredDependency, ExtensionAnswer, ExtensionWarning, Failure, OlmV1Refusal, UpgradePolicy,
 };
+use crate::explain::{Detail, explain_failure};
 
 /// What the extension asks for, in one line.
 fn asked(d: &Decision) -> String {
@@ -206,23 +207,21 @@ pub fn explanation(name: &str, d: &Decision) -> String {
     out
 }
 
-/// Diagnostics: catalogs the extension selects whose contents were not given.
-pub fn warnings(d: &Decision) -> Vec<String> {
-    let mut out: Vec<String> = d
-        .catalogs
+/// An extension's diagnostics in words: at most [`CATALOGS_NAMED`] catalogs taken as empty
+/// are named, the rest counted.
+pub fn warnings(warnings: &[ExtensionWarning]) -> Vec<String> {
+    let mut out: Vec<String> = warnings
         .iter()
-        .filter_map(|c| match &c.outcome {
-            CatalogOutcome::Unbound { image } => Some(match image {
+        .filter_map(|w| match w {
+            ExtensionWarning::UnboundCatalog { catalog, image } => Some(match image {
                 Some(i) => format!(
-                    "catalog {} is taken as empty: fetch it with `opm render {i} -o yaml > DIR/catalog.yaml` and bind it with --catalog {}=DIR",
-                    c.catalog, c.catalog
+                    "catalog {catalog} is taken as empty: fetch it with `opm render {i} -o yaml > DIR/catalog.yaml` and bind it with --catalog {catalog}=DIR"
                 ),
                 None => format!(
-                    "catalog {} is taken as empty: bind its contents with --catalog {}=PATH",
-                    c.catalog, c.catalog
+                    "catalog {catalog} is taken as empty: bind its contents with --catalog {catalog}=PATH"
                 ),
             }),
-            _ => None,
+            ExtensionWarning::EnforceReadAsCatalogProvided => None,
         })
         .collect();
     if out.len() > CATALOGS_NAMED {
@@ -233,8 +232,10 @@ pub fn warnings(d: &Decision) -> Vec<String> {
             crate::yaml::thousands(more as u64)
         ));
     }
-    if d.installed.is_some() && d.policy_written.as_deref() == Some("Enforce") {
-        out.push(ENFORCE_2023.to_string());
+    for w in warnings {
+        if let ExtensionWarning::EnforceReadAsCatalogProvided = w {
+            out.push(ENFORCE_2023.to_string());
+        }
     }
     out
 }
@@ -242,25 +243,70 @@ pub fn warnings(d: &Decision) -> Vec<String> {
 /// Why `Enforce` may have meant more in the cluster's operator-controller.
 const ENFORCE_2023: &str = "upgradeConstraintPolicy Enforce is read as CatalogProvided, its name since operator-controller v0.16.0, and deppy applies that rule of today's releases (a successor by replaces, skips or skipRange, or the installed version); operator-controller v0.7.0 to v0.9.x (2023) shipped with the ForceSemverUpgradeConstraints gate on, under which Enforce took any higher version of the same major version instead";
 
-/// OLM v1's refusal of a bundle that declares dependencies (its `NoDependencyValidation`).
-pub fn refused(bundle: &str, deps: &[DependencyAnswer]) -> String {
-    let mut props: Vec<&str> = deps.iter().map(|d| d.property.as_str()).collect();
-    props.dedup();
+/// What a declared dependency asks for, in words.
+pub fn requirement(d: &DeclaredDependency) -> String {
+    match d {
+        DeclaredDependency::Package { package, range } => format!("package {package} {range}"),
+        DeclaredDependency::Api {
+            group,
+            version,
+            kind,
+        } => format!("API {group}/{version} {kind}"),
+        DeclaredDependency::Constraint(raw) => raw.clone(),
+    }
+}
+
+/// What OLM v1 itself would do, when it differs from the answer: its refusal of a bundle
+/// that declares dependencies (its `NoDependencyValidation`).
+pub fn olm_v1(e: &ExtensionAnswer) -> Option<String> {
+    match e.olm_v1? {
+        OlmV1Refusal::DeclaresDependencies => {
+            let mut props: Vec<&str> = e.dependencies.iter().map(|d| d.property()).collect();
+            props.dedup();
+            Some(format!(
+                "OLM v1 refuses bundle {}: it declares dependencies ({}) and OLM v1 resolves none (\"has a dependency declared via property ... which is currently not supported\"); it does not fall back to another bundle, so the extension fails until its filter or the catalog changes",
+                e.bundle.as_deref().unwrap_or_default(),
+                props.join(", ")
+            ))
+        }
+    }
+}
+
+/// The YAML of the ClusterExtension to add: it installs exactly its bundle's version from
+/// its catalog.
+pub fn add_yaml(x: &AddExtension) -> String {
+    let (name, package, version, catalog) = (&x.name, &x.package, &x.version, &x.catalog);
     format!(
-        "OLM v1 refuses bundle {bundle}: it declares dependencies ({}) and OLM v1 resolves none (\"has a dependency declared via property ... which is currently not supported\"); it does not fall back to another bundle, so the extension fails until its filter or the catalog changes",
-        props.join(", ")
+        "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: {name}\nspec:\n  namespace: {name}\n  serviceAccount:\n    name: {name}-installer\n  source:\n    sourceType: Catalog\n    catalog:\n      packageName: {package}\n      version: \"{version}\"\n      selector:\n        matchLabels:\n          {CATALOG_NAME_LABEL}: {catalog}\n"
     )
+}
+
+/// Why no advice could be found, in words (None when it was).
+pub fn advice_explanation(a: &Advice) -> Option<String> {
+    match a {
+        Advice::Add(_) => None,
+        Advice::Unsatisfiable(p) => Some(explain_failure(
+            &p.failure,
+            &p.universe,
+            &p.request,
+            Detail::Summary,
+        )),
+        Advice::GaveUp { conflicts } => {
+            Some(format!("the search gave up after {conflicts} conflicts"))
+        }
+        Advice::Failed(message) => Some(message.clone()),
+    }
 }
 
 /// The advice for declared dependencies, as text.
 fn advice(a: &Advice) -> String {
     let mut out = String::new();
-    match a.status {
-        AdviceStatus::Resolved if a.add.is_empty() => out.push_str(
+    match a {
+        Advice::Add(add) if add.is_empty() => out.push_str(
             "  advice: the other ClusterExtensions already satisfy the declared dependencies\n",
         ),
-        AdviceStatus::Resolved => {
-            for x in &a.add {
+        Advice::Add(add) => {
+            for x in add {
                 out.push_str(&format!(
                     "  advice: add ClusterExtension {} for {} from catalog {}{}:\n",
                     x.name,
@@ -272,24 +318,19 @@ fn advice(a: &Advice) -> String {
                         ""
                     }
                 ));
-                for l in x.yaml.lines() {
+                for l in add_yaml(x).lines() {
                     out.push_str(&format!("    {l}\n"));
                 }
             }
         }
-        AdviceStatus::Unsatisfiable => {
+        _ => {
             out.push_str("  advice: no set of ClusterExtensions satisfies the declared dependencies together with the others:\n");
-            for l in a.explanation.as_deref().unwrap_or_default().lines() {
+            for l in advice_explanation(a).unwrap_or_default().lines() {
                 out.push_str(&format!("    {l}\n"));
             }
         }
     }
     out
-}
-
-/// Why the advice has no answer when deppy's search gave up.
-pub fn advice_gave_up(conflicts: u64) -> String {
-    format!("the search gave up after {conflicts} conflicts")
 }
 
 /// The text block of the extensions.
@@ -312,22 +353,23 @@ pub fn render(extensions: &[ExtensionAnswer]) -> String {
             _ => "unsatisfiable".to_string(),
         };
         out.push_str(&format!("clusterextension {}: {line}\n", e.name));
-        for l in e.explanation.lines() {
+        for l in explanation(&e.name, &e.decision).lines() {
             out.push_str(&format!("  {l}\n"));
         }
         for d in &e.dependencies {
             out.push_str(&format!(
                 "  declares dependency: {} ({})\n",
-                d.requirement, d.property
+                requirement(d),
+                d.property()
             ));
         }
-        if let Some(o) = &e.olm_v1 {
+        if let Some(o) = olm_v1(e) {
             out.push_str(&format!("  olm v1: {o}\n"));
         }
         if let Some(a) = &e.advice {
             out.push_str(&advice(a));
         }
-        for w in &e.warnings {
+        for w in &warnings(&e.warnings) {
             out.push_str(&format!("  warning: {w}\n"));
         }
     }

@@ -90,14 +90,14 @@ pub enum NodeError {
 
 /// A failed execution: the node, its error, and every node's state.
 #[derive(Debug)]
-pub struct Failure {
+pub struct RunFailure {
     /// The node that failed.
     pub node: String,
     /// Its error.
     pub error: NodeError,
 }
 
-impl std::fmt::Display for Failure {
+impl std::fmt::Display for RunFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", self.error)
     }
@@ -135,7 +135,7 @@ pub struct Run {
     /// Every node's final state, in run order.
     pub states: Vec<(String, NodeState)>,
     /// The resolution, or the failed node.
-    pub result: Result<Resolution, Failure>,
+    pub result: Result<Resolution, RunFailure>,
 }
 
 type Subscriber = Box<dyn FnMut(&Event) + Send>;
@@ -316,7 +316,7 @@ impl Pipeline {
                     }
                     let e = exec.event(&node.name, "*", Body::Error(error.to_string()));
                     publish(&mut self.subscribers, &e);
-                    failure = Some(Failure {
+                    failure = Some(RunFailure {
                         node: node.name.clone(),
                         error,
                     });
@@ -327,7 +327,7 @@ impl Pipeline {
         if failure.is_none()
             && let Some((node, why)) = sets.iter().find_map(|(n, s)| Some((n, s.cache_damage()?)))
         {
-            failure = Some(Failure {
+            failure = Some(RunFailure {
                 node: node.clone(),
                 error: NodeError::Load(Box::new(crate::catalog::LoadError::Io {
                     path: self.load.cache_dir.clone().unwrap_or_default(),
@@ -349,7 +349,7 @@ impl Pipeline {
                 variables: o.variables.clone(),
                 outcome: o.outcome.clone(),
             }),
-            (None, None) => Err(Failure {
+            (None, None) => Err(RunFailure {
                 node: "output".into(),
                 error: NodeError::Input("no outcome reached an output node".into()),
             }),

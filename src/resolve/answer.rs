@@ -1,7 +1,7 @@
 //! The answer: for each package, install, upgrade (from, to, by which edge), keep, or no
 //! longer needed (docs/semantics.md §7).
 
-use crate::catalog::{BundleId, CatalogId, Deprecation, DeprecationRef, PackageId};
+use crate::catalog::{BundleId, CatalogId, Deprecated, Deprecation, DeprecationRef, PackageId};
 use crate::request::Request;
 use crate::solver::Var;
 
@@ -89,8 +89,9 @@ pub struct Answer {
     pub selected: Vec<Selected>,
     /// Installed bundles no longer needed, sorted by package.
     pub unneeded: Vec<Unneeded>,
-    /// Deprecation notices for selected bundles.
-    pub warnings: Vec<String>,
+    /// Deprecation notices for selected bundles, in the order of their words (serialized as
+    /// those words).
+    pub warnings: Vec<Deprecated>,
     /// The selected bundles' ids, in the order the solver selected them.
     #[serde(skip)]
     pub bundles: Vec<crate::catalog::BundleId>,
@@ -168,7 +169,11 @@ pub(super) fn answer(
         .collect();
     unneeded.sort_by(|a, b| a.package.cmp(&b.package));
     warnings.sort();
-    warnings.dedup();
+    // One notice per bundle, catalog and message: a package and a channel entry with the
+    // same message say the same thing.
+    warnings.dedup_by(|a, b| {
+        (&a.bundle, &a.catalog, &a.message) == (&b.bundle, &b.catalog, &b.message)
+    });
     Answer {
         selected,
         unneeded,
@@ -197,27 +202,26 @@ impl<'u> Deprecations<'u> {
     /// A warning for each deprecation that applies to selected bundle `b` taken from
     /// `channel`: its package's, that channel's and its own, as OLM sets PackageDeprecated,
     /// ChannelDeprecated and BundleDeprecated.
-    fn notices(&self, u: &Universe, b: BundleId, channel: Option<&str>) -> Vec<String> {
+    fn notices(&self, u: &Universe, b: BundleId, channel: Option<&str>) -> Vec<Deprecated> {
         let bundle = u.bundle(b);
         let Some(entries) = self.by_package.get(&(bundle.package, bundle.catalog)) else {
             return Vec::new();
         };
-        let mut kinds: Vec<(u8, &str)> = entries
-            .iter()
-            .filter_map(|d| match &d.reference {
-                DeprecationRef::Package => Some((0, d.message.as_str())),
-                DeprecationRef::Channel(c) if Some(c.as_str()) == channel => {
-                    Some((1, d.message.as_str()))
-                }
-                DeprecationRef::Bundle(n) if *n == bundle.name => Some((2, d.message.as_str())),
-                _ => None,
-            })
-            .collect();
-        kinds.sort_unstable();
         let catalog = u.catalog_name(bundle.catalog);
-        kinds
-            .into_iter()
-            .map(|(_, m)| format!("{} is deprecated by catalog {catalog}: {m}", bundle.name))
+        entries
+            .iter()
+            .filter(|d| match &d.reference {
+                DeprecationRef::Package => true,
+                DeprecationRef::Channel(c) => Some(c.as_str()) == channel,
+                DeprecationRef::Bundle(n) => *n == bundle.name,
+            })
+            .map(|d| Deprecated {
+                bundle: bundle.name.clone(),
+                catalog: catalog.to_string(),
+                message: d.message.clone(),
+                package: u.package_name(bundle.package).to_string(),
+                of: d.reference.clone(),
+            })
             .collect()
     }
 }

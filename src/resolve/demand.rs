@@ -17,7 +17,7 @@
 
 use std::sync::Arc;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use crate::catalog::BundleId;
 
@@ -28,6 +28,7 @@ use super::facts::ChannelOrders;
 use super::universe::Universe;
 
 mod roots;
+#[cfg(any(test, feature = "testing"))]
 pub(crate) use roots::compare as compare_roots;
 
 /// The rules a dependency list reads, evaluated for one dependent at a time over the
@@ -73,6 +74,7 @@ impl<'a> DependencyRules<'a> {
         self.u
     }
 
+    #[cfg(any(test, feature = "testing"))]
     /// The dependency lists of `demanded`: the matches and candidates of each of their
     /// dependencies (lists that would be empty are absent), the exclusions of the matches,
     /// the preference facts of the candidates (and of `demanded`).
@@ -237,12 +239,13 @@ fn bundles_of(u: &Universe, p: crate::catalog::PackageId) -> impl Iterator<Item 
     (u.set.bundles_of(p).iter().copied()).chain(installed.map(|b| b.id))
 }
 
+#[cfg(any(test, feature = "testing"))]
 /// Holds the dependency lists of `demanded` in `lazy` against the whole program's `full`:
 /// matches, candidates, the exclusions of the matches and the preference facts of the
 /// candidates. Returns the number of lists compared, or the first difference in words.
 pub fn compare(full: &Derived, lazy: &Derived, demanded: &[BundleId]) -> Result<usize, String> {
     let mut lists = 0;
-    let demanded: FxHashSet<BundleId> = demanded.iter().copied().collect();
+    let demanded: rustc_hash::FxHashSet<BundleId> = demanded.iter().copied().collect();
     let keys = |d: &Derived| -> Vec<(BundleId, u32)> {
         let mut k: Vec<_> = d
             .dependencies

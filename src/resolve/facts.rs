@@ -28,6 +28,7 @@ pub(crate) struct RequirementFacts<'a> {
 pub enum Scope {
     /// Every fact of the packages: the whole program.
     Whole,
+    #[cfg(any(test, feature = "testing"))]
     /// Without what the bundles require and provide, which only dependency lists read: the
     /// roots of derivation on demand, whose dependency lists are derived when the search
     /// asks for them. The oracle of their native evaluation (`DependencyRules::roots`,

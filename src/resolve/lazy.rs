@@ -44,7 +44,7 @@ use crate::solver::{self, DerivationTree, SolveError, SolveOptions, Var};
 use super::problem::{self, Subject};
 use super::reason::Reason;
 use super::{
-    Adjustments, Failure, Model, Outcome, Prepared, ResolveError, Universe, demand, derive,
+    Adjustments, Failure, Model, Prepared, ResolveError, Universe, demand, derive,
     requirement_facts,
 };
 
@@ -383,7 +383,7 @@ impl solver::Provider<Reason> for OnDemand<'_, '_> {
 impl super::Resolver {
     /// Derives the whole reached closure before every search, as before derivation on
     /// demand: the oracle the on-demand path is held against.
-    #[doc(hidden)]
+    #[cfg(feature = "testing")]
     pub fn with_whole_program(mut self) -> Self {
         self.whole_program = true;
         self
@@ -391,7 +391,7 @@ impl super::Resolver {
 
     /// Derives on demand from this many bundles reached (default `ON_DEMAND_FROM`, 500; 0
     /// always derives on demand).
-    #[doc(hidden)]
+    #[cfg(feature = "testing")]
     pub fn with_on_demand_from(mut self, bundles: usize) -> Self {
         self.on_demand_from = bundles;
         self
@@ -399,11 +399,11 @@ impl super::Resolver {
 
     /// Resolves `request` and says what was derived on demand (zero searches when the whole
     /// program was used).
-    #[doc(hidden)]
+    #[cfg(feature = "testing")]
     pub fn resolve_counting(
         &self,
         request: &Request,
-    ) -> (Result<(Universe, Outcome), ResolveError>, Demand) {
+    ) -> (Result<(Universe, super::Outcome), ResolveError>, Demand) {
         let mut stats = Demand::default();
         let r = self.resolve_counted(request, &Adjustments::default(), &mut stats);
         (r, stats)
@@ -417,7 +417,7 @@ impl super::Resolver {
     /// must give up (a budget). Returns whether two outcomes were compared, or the
     /// difference in words. For the fuzz targets, whose resolvers carry a conflict budget
     /// (which keeps [`super::Resolver::resolve`] on the whole program).
-    #[doc(hidden)]
+    #[cfg(feature = "testing")]
     pub fn check_resolve_on_demand(&self, request: &Request) -> Result<bool, String> {
         let Ok((all, cluster)) = self.adjustments(request, &Adjustments::default(), None) else {
             return Ok(false);
@@ -442,7 +442,7 @@ impl super::Resolver {
             .map_err(|e| format!("the whole program fails where on demand resolves: {e}"))?;
         let global = model.global_constraints();
         match (on_demand, model.solve(&global, &self.options)) {
-            (Some(on_demand), Ok(Outcome::Resolved(whole))) => {
+            (Some(on_demand), Ok(super::Outcome::Resolved(whole))) => {
                 let (a, b) = (format!("{on_demand:?}"), format!("{whole:?}"));
                 if a == b {
                     Ok(true)
@@ -450,13 +450,13 @@ impl super::Resolver {
                     Err(format!("on demand {a}\nwhole program {b}"))
                 }
             }
-            (Some(_), Ok(Outcome::Unsatisfiable(_))) => {
+            (Some(_), Ok(super::Outcome::Unsatisfiable(_))) => {
                 Err("on demand resolves, the whole program proves no answer exists".into())
             }
-            (None, Ok(Outcome::Resolved(whole))) => Err(format!(
+            (None, Ok(super::Outcome::Resolved(whole))) => Err(format!(
                 "a relaxation on demand has no answer, the whole program resolves: {whole:?}"
             )),
-            (None, Ok(Outcome::Unsatisfiable(_))) => Ok(true),
+            (None, Ok(super::Outcome::Unsatisfiable(_))) => Ok(true),
             (_, Err(_)) => Ok(false),
         }
     }

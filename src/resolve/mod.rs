@@ -127,14 +127,17 @@ pub enum Partial {
     /// resolution exists (the line before says so).
     Nothing,
     /// The facts the search's last learned incompatibility rests on, and that incompatibility.
-    Proof(Box<PartialProof>),
+    Proof(Box<Proof>),
     /// The search had learnt something, but its derivation did not fit the budget.
     TooLarge,
 }
 
-/// A partial proof with what its words need: the resolution's bundles and request.
-pub struct PartialProof {
-    /// The derivation of the last learned incompatibility.
+/// A proof with what its words need: the resolution's bundles and request
+/// ([`crate::explain_failure`] takes the three).
+#[derive(Clone)]
+pub struct Proof {
+    /// The derivation: of no resolution, or, in [`Partial::Proof`], of the last learned
+    /// incompatibility.
     pub failure: Failure,
     /// The bundles the resolution saw.
     pub universe: Universe,
@@ -142,9 +145,9 @@ pub struct PartialProof {
     pub request: Arc<Request>,
 }
 
-impl std::fmt::Debug for PartialProof {
+impl std::fmt::Debug for Proof {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PartialProof")
+        f.debug_struct("Proof")
             .field("failure", &self.failure)
             .finish_non_exhaustive()
     }
@@ -382,7 +385,7 @@ impl Prepared {
     /// compared first with crepe's run of the same rules over the same packages. Returns the
     /// number of lists compared (0 for a request whose installed state is inconsistent), or
     /// the first difference in words.
-    #[doc(hidden)]
+    #[cfg(feature = "testing")]
     pub fn check_on_demand(
         &self,
         request: &Request,
@@ -421,7 +424,7 @@ impl Prepared {
 
     /// Derives the dependency lists of `bundles` on demand, one bundle at a time; returns the
     /// number of lists. For the derivation benchmark.
-    #[doc(hidden)]
+    #[cfg(feature = "testing")]
     pub fn derive_on_demand(
         &self,
         request: &Request,
@@ -445,6 +448,7 @@ impl Prepared {
         Ok(lists)
     }
 
+    #[cfg(any(test, feature = "testing"))]
     fn universe_for<'r>(
         &self,
         request: &'r Request,
@@ -540,7 +544,7 @@ impl Model {
                 exhausted,
                 proven,
                 partial: match partial {
-                    Some(tree) => Partial::Proof(Box::new(PartialProof {
+                    Some(tree) => Partial::Proof(Box::new(Proof {
                         failure: Failure {
                             tree,
                             subjects: self.built.subjects.clone(),

@@ -124,7 +124,7 @@ impl Resolver {
 
     /// [`Prepared::check_on_demand`] with the request's admin and cluster constraints (0
     /// lists for a request they make inconsistent).
-    #[doc(hidden)]
+    #[cfg(feature = "testing")]
     pub fn check_on_demand(&self, request: &Request) -> Result<usize, String> {
         match self.adjustments(request, &Adjustments::default(), None) {
             Ok((all, _)) => self.prepared.check_on_demand(request, &all),

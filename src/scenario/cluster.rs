@@ -104,10 +104,16 @@ fn answer(dir: &Path) -> Result<(Status, String, String), String> {
     let (state, bindings, opts) = inputs(dir)?;
     let answer =
         crate::cluster::resolve_cluster(&state, &bindings, &opts).map_err(|e| e.to_string())?;
-    let json = serde_json::to_string_pretty(&answer).map_err(|e| e.to_string())?;
+    let detail = crate::explain::Detail::default();
+    let report = crate::explain::cluster::report(&answer, detail);
+    let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
     let status = match answer.status {
         Status::Resolved if answer.install_would_fail() => Status::Unsatisfiable,
         s => s,
     };
-    Ok((status, json, crate::explain::cluster::render(&answer)))
+    Ok((
+        status,
+        json,
+        crate::explain::cluster::render(&answer, detail),
+    ))
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 use deppy::advanced::catalog::{LoadError, locate};
 use deppy::advanced::cluster::StateError;
 use deppy::advanced::request::RequestError;
-use deppy::pipeline::{ConfigError, Failure, NodeError, NodeState, PipelineConfig};
+use deppy::pipeline::{ConfigError, NodeError, NodeState, PipelineConfig, RunFailure};
 
 use super::Diagnosed;
 
@@ -120,7 +120,7 @@ pub struct NodeFailed {
 
 impl NodeFailed {
     /// The failure of a run; `states` names the other nodes that did not succeed.
-    pub fn new(f: Failure, states: &[(String, NodeState)]) -> NodeFailed {
+    pub fn new(f: RunFailure, states: &[(String, NodeState)]) -> NodeFailed {
         let others = states
             .iter()
             .filter(|(n, s)| *n != f.node && *s != NodeState::Successful)

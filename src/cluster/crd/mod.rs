@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 pub(in crate::cluster) use manifests::DirManifests;
 pub(super) use shared::cluster_warnings;
 
-use super::answer::{CrdCheck, NamespaceAnswer};
+use super::answer::{CrdCheck, NamespaceAnswer, SubscriptionAction};
 use super::budget::{Exhausted, Meter, Stage};
 use super::custom::Custom;
 use super::error::StateError;
@@ -216,13 +216,13 @@ pub(super) fn check_namespace(
     answer.crd_unchecked.sort();
     answer.crd_unchecked.dedup();
     if let Some(failing) = checks.iter().find(|c| !c.safe) {
-        let reason = crate::explain::crd::install_would_fail(failing);
-        for sub in answer
-            .subscriptions
-            .iter_mut()
-            .filter(|s| matches!(s.action.as_str(), "install" | "upgrade"))
-        {
-            sub.install_would_fail = Some(reason.clone());
+        for sub in answer.subscriptions.iter_mut().filter(|s| {
+            matches!(
+                s.action,
+                SubscriptionAction::Install | SubscriptionAction::Upgrade { .. }
+            )
+        }) {
+            sub.install_would_fail = Some(failing.clone());
         }
     }
     answer.crd_checks = checks;

@@ -58,7 +58,7 @@ fn apis_of(
 /// bundles, naming every holder. `sets` gives each namespace's loaded catalogs.
 pub(in crate::cluster) fn cluster_warnings(
     state: &ClusterState,
-    answers: &[NamespaceAnswer],
+    answers: &[&NamespaceAnswer],
     sets: &BTreeMap<String, &CatalogSet>,
 ) -> Vec<ClusterWarning> {
     let mut holders: BTreeMap<(String, String), Vec<ApiHolder>> = BTreeMap::new();

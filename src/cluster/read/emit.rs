@@ -105,7 +105,7 @@ impl Reader<'_> {
             if meta.namespace.as_deref().is_none_or(str::is_empty) {
                 meta.namespace = self.opts.namespace.clone();
             }
-            let pod = crate::cluster::pod::catalog_pod(&meta, status, &source);
+            let pod = crate::cluster::pod::catalog_pod(&meta, status, source.to_string());
             self.out.catalog_pods.extend(pod);
         }
         if custom::keeps(&api_version) && !kind.is_empty() {

@@ -1,26 +1,16 @@
 //! What deppy recommends for the dependencies OLM v1 does not resolve (docs/semantics.md
 //! §10.2): every resolved ClusterExtension's chosen bundle is pinned as a requirement, and
 //! deppy's resolver finds the bundles their declared dependencies need (at most one bundle per
-//! package, one provider per API). Each extra bundle is a ClusterExtension to add, with its
-//! YAML; when no such set exists, the proof says why. Nothing is applied.
+//! package, one provider per API). Each extra bundle is a ClusterExtension to add, with the
+//! declared dependencies it satisfies; when no such set exists, the proof says why. Nothing
+//! is applied.
 
 use std::sync::Arc;
 
-use super::answer::{
-    AddExtension, Advice, AdviceStatus, ExtensionAnswer, ExtensionStatus, declared,
-};
-use super::object::CATALOG_NAME_LABEL;
-use crate::catalog::CatalogSet;
-use crate::explain::Detail;
+use super::answer::{AddExtension, Advice, ExtensionAnswer, ExtensionStatus, Served, declared};
+use crate::catalog::{Bundle, CatalogSet};
 use crate::request::{Request, Requirement};
-use crate::resolve::{Outcome, ResolveError, Resolver};
-
-/// The YAML of a ClusterExtension that installs exactly `bundle`'s version from `catalog`.
-fn yaml(name: &str, package: &str, version: &str, catalog: &str) -> String {
-    format!(
-        "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: {name}\nspec:\n  namespace: {name}\n  serviceAccount:\n    name: {name}-installer\n  source:\n    sourceType: Catalog\n    catalog:\n      packageName: {package}\n      version: \"{version}\"\n      selector:\n        matchLabels:\n          {CATALOG_NAME_LABEL}: {catalog}\n"
-    )
-}
+use crate::resolve::{Outcome, Proof, ResolveError, Resolver, Selected};
 
 /// The request: each resolved extension's bundle, pinned to its catalog.
 fn request(extensions: &[ExtensionAnswer]) -> Request {
@@ -56,46 +46,33 @@ pub(crate) fn advise(extensions: &mut [ExtensionAnswer], set: &Arc<CatalogSet>) 
     let advice = match resolver.resolve(&req) {
         Ok((_, Outcome::Resolved(a))) => {
             let pinned: Vec<&str> = req.require.iter().map(|r| r.package.as_str()).collect();
-            let add = a
+            let added: Vec<&Selected> = a
                 .selected
                 .iter()
                 .filter(|s| !pinned.contains(&s.package.as_str()))
+                .collect();
+            let add = added
+                .iter()
                 .map(|s| AddExtension {
                     name: s.package.clone(),
                     package: s.package.clone(),
                     bundle: s.bundle.clone(),
                     version: s.version.clone(),
                     catalog: s.catalog.clone(),
-                    olm_v1_refuses: refuses(set, &s.catalog, &s.bundle),
-                    yaml: yaml(&s.package, &s.package, &s.version, &s.catalog),
+                    olm_v1_refuses: bundle(set, &s.catalog, &s.bundle)
+                        .is_some_and(|b| !declared(set, b).is_empty()),
+                    serves: serves(set, extensions, &added, s),
                 })
                 .collect();
-            Advice {
-                status: AdviceStatus::Resolved,
-                add,
-                explanation: None,
-            }
+            Advice::Add(add)
         }
-        Ok((universe, Outcome::Unsatisfiable(failure))) => Advice {
-            status: AdviceStatus::Unsatisfiable,
-            add: Vec::new(),
-            explanation: Some(crate::explain::explain_failure(
-                &failure,
-                &universe,
-                &req,
-                Detail::Summary,
-            )),
-        },
-        Err(ResolveError::GaveUp { conflicts, .. }) => Advice {
-            status: AdviceStatus::Unsatisfiable,
-            add: Vec::new(),
-            explanation: Some(crate::explain::olmv1::advice_gave_up(conflicts)),
-        },
-        Err(e) => Advice {
-            status: AdviceStatus::Unsatisfiable,
-            add: Vec::new(),
-            explanation: Some(e.to_string()),
-        },
+        Ok((universe, Outcome::Unsatisfiable(failure))) => Advice::Unsatisfiable(Box::new(Proof {
+            failure,
+            universe,
+            request: Arc::new(req),
+        })),
+        Err(ResolveError::GaveUp { conflicts, .. }) => Advice::GaveUp { conflicts },
+        Err(e) => Advice::Failed(e.to_string()),
     };
     for e in extensions.iter_mut() {
         if e.status == ExtensionStatus::Resolved && !e.dependencies.is_empty() {
@@ -104,10 +81,41 @@ pub(crate) fn advise(extensions: &mut [ExtensionAnswer], set: &Arc<CatalogSet>) 
     }
 }
 
-/// Whether the catalog's bundle declares dependencies (OLM v1 refuses it).
-fn refuses(set: &CatalogSet, catalog: &str, bundle: &str) -> bool {
+/// The bundle of that name in that catalog.
+fn bundle<'s>(set: &'s CatalogSet, catalog: &str, name: &str) -> Option<&'s Bundle> {
     set.catalog_id(catalog)
-        .and_then(|c| set.find_bundle(c, bundle))
+        .and_then(|c| set.find_bundle(c, name))
         .and_then(|b| set.bundle(b))
-        .is_some_and(|b| !declared(set, b).is_empty())
+}
+
+/// The declared dependencies `add` satisfies: those of the resolved extensions' bundles,
+/// and those of the other added bundles, by extension.
+fn serves(
+    set: &CatalogSet,
+    extensions: &[ExtensionAnswer],
+    added: &[&Selected],
+    add: &Selected,
+) -> Vec<Served> {
+    let Some(b) = bundle(set, &add.catalog, &add.bundle) else {
+        return Vec::new();
+    };
+    let existing = extensions
+        .iter()
+        .filter(|e| e.status == ExtensionStatus::Resolved)
+        .map(|e| (e.name.clone(), e.dependencies.clone()));
+    let others = added.iter().filter(|o| o.bundle != add.bundle).map(|o| {
+        let deps = bundle(set, &o.catalog, &o.bundle).map_or_else(Vec::new, |d| declared(set, d));
+        (o.package.clone(), deps)
+    });
+    existing
+        .chain(others)
+        .flat_map(|(extension, deps)| {
+            deps.into_iter()
+                .filter(|d| d.satisfied_by(set, b))
+                .map(move |dependency| Served {
+                    extension: extension.clone(),
+                    dependency,
+                })
+        })
+        .collect()
 }

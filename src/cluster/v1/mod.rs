@@ -12,8 +12,8 @@ mod resolve;
 mod selector;
 
 pub use answer::{
-    AddExtension, Advice, AdviceStatus, DependencyAnswer, ExtensionAction, ExtensionAnswer,
-    ExtensionStatus, declared,
+    AddExtension, Advice, AdviceStatus, DeclaredDependency, ExtensionAction, ExtensionAnswer,
+    ExtensionStatus, ExtensionWarning, OlmV1Refusal, Served, declared,
 };
 pub use catalogs::ClusterCatalog;
 pub use choose::{

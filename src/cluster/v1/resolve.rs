@@ -4,17 +4,18 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::answer::{ExtensionAction, ExtensionAnswer, ExtensionStatus, declared};
+use super::answer::{
+    ExtensionAction, ExtensionAnswer, ExtensionStatus, ExtensionWarning, OlmV1Refusal, declared,
+};
 use super::catalogs::{ClusterCatalog, cluster_catalogs};
-use super::choose::{Decision, Failure, decide, failed};
+use super::choose::{CatalogOutcome, Decision, Failure, decide, failed};
 use super::object::{CatalogFilter, ClusterExtensionStatus};
 use crate::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use crate::cluster::binding::Binding;
 use crate::cluster::budget::{Meter, Stage};
 use crate::cluster::error::StateError;
 use crate::cluster::object::{Kind, KindName};
-use crate::cluster::resolve::Binding;
 use crate::cluster::state::ClusterState;
-use crate::explain::olmv1 as words;
 
 /// The cluster-scoped bindings (`NAME=PATH`), by catalog name.
 fn bound(bindings: &[Binding]) -> Vec<(String, PathBuf)> {
@@ -146,9 +147,9 @@ pub fn answer(name: &str, d: &Decision, set: Option<&CatalogSet>) -> ExtensionAn
         installed,
         dependencies: Vec::new(),
         olm_v1: None,
-        explanation: words::explanation(name, d),
+        decision: d.clone(),
         advice: None,
-        warnings: words::warnings(d),
+        warnings: warnings(d),
     };
     let Ok(chosen) = &d.result else {
         return a;
@@ -162,9 +163,29 @@ pub fn answer(name: &str, d: &Decision, set: Option<&CatalogSet>) -> ExtensionAn
         a.dependencies = declared(b.0, b.1);
     }
     if !a.dependencies.is_empty() {
-        a.olm_v1 = Some(words::refused(&chosen.candidate.bundle, &a.dependencies));
+        a.olm_v1 = Some(OlmV1Refusal::DeclaresDependencies);
     }
     a
+}
+
+/// The decision's diagnostics: catalogs the extension selects whose contents were not
+/// given, and `Enforce` read as `CatalogProvided`.
+fn warnings(d: &Decision) -> Vec<ExtensionWarning> {
+    let mut out: Vec<ExtensionWarning> = d
+        .catalogs
+        .iter()
+        .filter_map(|c| match &c.outcome {
+            CatalogOutcome::Unbound { image } => Some(ExtensionWarning::UnboundCatalog {
+                catalog: c.catalog.clone(),
+                image: image.clone(),
+            }),
+            _ => None,
+        })
+        .collect();
+    if d.installed.is_some() && d.policy_written.as_deref() == Some("Enforce") {
+        out.push(ExtensionWarning::EnforceReadAsCatalogProvided);
+    }
+    out
 }
 
 fn action(d: &Decision) -> ExtensionAction {

@@ -188,6 +188,7 @@ impl<'a> DependencyRules<'a> {
     }
 }
 
+#[cfg(any(test, feature = "testing"))]
 /// Holds the roots' derivation `native` against crepe's run of the same rules, `crepe`:
 /// every field. Returns the first difference in words.
 pub fn compare(crepe: &Derived, native: &Derived) -> Result<(), String> {
@@ -245,6 +246,7 @@ pub fn compare(crepe: &Derived, native: &Derived) -> Result<(), String> {
     Ok(())
 }
 
+#[cfg(any(test, feature = "testing"))]
 fn sorted<K: Ord + Copy, V: Copy>(m: &rustc_hash::FxHashMap<K, V>) -> Vec<(K, V)> {
     let mut v: Vec<(K, V)> = m.iter().map(|(k, v)| (*k, *v)).collect();
     v.sort_unstable_by_key(|x| x.0);
