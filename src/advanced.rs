@@ -37,9 +37,10 @@ pub mod catalog {
 /// resolution per Subscription or ClusterExtension.
 pub mod cluster {
     pub use crate::cluster::{
-        ApiHolder, Binding, Blocked, CatalogSourceSpec, ClusterAnswer, ClusterCrds, ClusterOptions,
-        ClusterState, ClusterWarning, Condition, CrdCheck, CrdDescription, CsvSpec, CsvStatus,
-        Custom, Dump, EXCLUDE_GLOBAL, Exhausted as ClusterExhausted, GaveUp, InstallMode,
+        ApiHolder, Binding, Blocked, CATALOG_SOURCE_LABEL, CatalogAnswer, CatalogOrigin,
+        CatalogPod, CatalogSourceSpec, ClusterAnswer, ClusterCrds, ClusterOptions, ClusterState,
+        ClusterWarning, Condition, CrdCheck, CrdDescription, CsvSpec, CsvStatus, Custom, Dump,
+        EXCLUDE_GLOBAL, Exhausted as ClusterExhausted, GaveUp, ImageOrigin, InstallMode,
         InstallPlanSpec, InstallPlanStatus, Kind, KindName,
         MAX_DOCUMENTS_PER_FILE as MAX_CLUSTER_DOCUMENTS_PER_FILE, MAX_OBJECT_SIZE,
         MAX_OBJECTS_PER_DOCUMENT, Meter, NamespaceAnswer, NamespaceOutcome, NamespacePlan, Note,
@@ -49,6 +50,8 @@ pub mod cluster {
         SubscriptionStatus, VisibleCatalog, plan_cluster, read_paths, read_paths_with,
         read_text as read_dump_text, resolve_cluster,
     };
+    #[cfg(feature = "registry")]
+    pub use crate::cluster::{PulledBindings, pull_catalogs};
 
     /// OLM v1: ClusterCatalogs and ClusterExtensions as input, the choice of each extension's
     /// bundle, its answer and the advice for declared dependencies.
@@ -117,6 +120,18 @@ pub mod generic {
 /// Pictures: a package's channel graphs and a resolution's graph.
 pub mod graph {
     pub use crate::graph::{Syntax, channels, resolution};
+}
+
+/// Catalog images: references (`docker://`, `oci:`, `oci-archive:`), pulling an index
+/// image's File-Based Catalog from a registry or a layout, and the cache of pulled catalogs.
+pub mod image {
+    pub use crate::image::reference::has_transport;
+    pub use crate::image::{Algorithm, Digest, ImageError, ImageRef, PullBudget, RegistryRef};
+    #[cfg(feature = "registry")]
+    pub use crate::image::{
+        CONFIGS_LABEL, DATABASE_LABEL, MAX_ENTRIES, PullOptions, PulledCatalog, Puller,
+        RegistryOptions, default_cache_dir,
+    };
 }
 
 /// Reading input files with bounds, and the errors that name the file and the field.

@@ -28,10 +28,10 @@
 //! both, reading this list; a module is in the layer of the longest path listed that
 //! contains it (so a new file under `src/cluster/` is an input module unless listed).
 //!
-//! 1. input: `atomic`, `parallel`, `progress`, `version`, `range`, `yaml`, `input`, `gvk`, `constraint`, `catalog`, `crd`, `request`, `cluster`
+//! 1. input: `atomic`, `parallel`, `progress`, `version`, `range`, `yaml`, `input`, `gvk`, `constraint`, `catalog`, `image`, `crd`, `request`, `cluster`
 //! 2. derive: `resolve::admin`, `resolve::candidates`, `resolve::constraints`, `resolve::demand`, `resolve::derive`, `resolve::facts`, `resolve::installed`, `resolve::orders`, `resolve::reach`, `resolve::reason`, `resolve::universe`
 //! 3. solve: `solver`, `generic`, `resolve`, `resolve::problem`, `resolve::answer`, `resolve::check`
-//! 4. answer: `resolve::hints`, `resolve::plan`, `resolve::why`, `cluster::answer`, `cluster::v1::answer`, `cluster::resolve`, `cluster::crd`, `cluster::v1::advice`, `cluster::v1::resolve`
+//! 4. answer: `resolve::hints`, `resolve::plan`, `resolve::why`, `cluster::answer`, `cluster::v1::answer`, `cluster::resolve`, `cluster::pull`, `cluster::crd`, `cluster::v1::advice`, `cluster::v1::resolve`
 //! 5. explain and report: `explain`, `report`, `graph`, `installability`, `diff`, `pipeline`, `scenario`
 //! 6. facade: `advanced` (the public re-exports of the modules above, for callers outside the crate)
 //! 7. CLI: `cli` (the `deppy` binary: `src/main.rs` and `src/cli/`, through the public API)
@@ -92,6 +92,7 @@ mod explain;
 mod generic;
 mod graph;
 mod gvk;
+mod image;
 mod input;
 mod installability;
 mod parallel;

@@ -62,18 +62,27 @@ pub struct Request {
     pub local_catalogs: Vec<String>,
 }
 
-/// A catalog named in a request.
+/// A catalog named in a request: a file or directory (`path`), or an image (`image`).
 #[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct CatalogRef {
-    /// Name; defaults to the last path component.
+    /// Name; defaults to the last path component, or the image repository's.
     #[serde(default)]
     pub name: Option<String>,
-    /// File or directory.
+    /// File or directory (empty when `image` is given).
+    #[serde(default, skip_serializing_if = "is_empty_path")]
     pub path: PathBuf,
+    /// An image whose catalog to pull: `registry/repo:tag`, `registry/repo@sha256:…`, or with a
+    /// transport (`docker://`, `oci:DIR[:TAG]`, `oci-archive:FILE[:TAG]`); instead of `path`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
     /// Priority; higher is preferred.
     #[serde(default)]
     pub priority: i32,
+}
+
+fn is_empty_path(p: &std::path::Path) -> bool {
+    p.as_os_str().is_empty()
 }
 
 /// A required package.
@@ -204,7 +213,7 @@ impl Request {
         })?;
         let base = path.parent().unwrap_or(Path::new(""));
         for c in &mut req.catalogs {
-            if c.path.is_relative() {
+            if c.path.is_relative() && !c.path.as_os_str().is_empty() {
                 let rel: PathBuf = c
                     .path
                     .components()
@@ -269,6 +278,23 @@ impl Request {
         };
         self.admin_constraints().map_err(problem)?;
         self.cluster_node().map_err(problem)?;
+        for (i, c) in self.catalogs.iter().enumerate() {
+            let message = match (c.path.as_os_str().is_empty(), &c.image) {
+                (true, None) => "a catalog needs `path` or `image`".to_string(),
+                (false, Some(_)) => "a catalog has `path` or `image`, not both".to_string(),
+                (true, Some(image)) => match crate::image::ImageRef::parse(image) {
+                    Ok(_) => continue,
+                    Err(e) => e.to_string(),
+                },
+                (false, None) => continue,
+            };
+            return Err(ParseProblem {
+                field: Some(format!("catalogs[{i}]")),
+                reason: message.clone(),
+                message: format!("catalogs[{i}]: {message}"),
+                location: None,
+            });
+        }
         Ok(())
     }
 

@@ -71,6 +71,11 @@ impl Answer {
 pub fn catalog_sources(request: &Request) -> Result<Vec<CatalogSource>, String> {
     let mut sources: Vec<CatalogSource> = Vec::new();
     for c in &request.catalogs {
+        if let Some(image) = &c.image {
+            return Err(format!(
+                "catalog image {image}: a scenario's catalogs are files or directories (pull the image with `deppy catalog pull` and name its directory)"
+            ));
+        }
         let name = c.name.clone().unwrap_or_else(|| {
             let file = matches!(
                 c.path.extension().and_then(|e| e.to_str()),

@@ -64,6 +64,16 @@ impl Budget {
     }
 }
 
+/// The deadline of a command without budget options: `DEPPY_TIMEOUT` seconds (60 by
+/// default) from the command's start.
+pub fn default_deadline() -> Option<Instant> {
+    let secs = std::env::var("DEPPY_TIMEOUT")
+        .ok()
+        .and_then(|v| parse_seconds(&v).ok())
+        .unwrap_or(Duration::from_secs(60));
+    started().checked_add(secs)
+}
+
 fn parse_seconds(s: &str) -> Result<Duration, String> {
     let secs: f64 = s
         .parse()

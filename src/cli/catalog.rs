@@ -11,6 +11,8 @@ use super::{EXIT_FAILED, EXIT_OK, Format, output, report};
 use deppy::advanced::catalog::{
     CatalogSet, CatalogSource, find_bundle_dirs, inspect, render_bundle_dirs,
 };
+use deppy::advanced::image::ImageRef;
+use deppy::advanced::image::has_transport;
 
 /// Catalog subcommands.
 #[derive(Debug, Subcommand)]
@@ -30,6 +32,88 @@ pub enum CatalogCommand {
     /// (<pkg>/<version>/), to File-Based Catalog documents, as opm render does; channels
     /// are built in replaces mode.
     Render(RenderArgs),
+    /// Pull an index image's File-Based Catalog and write it into DIR as files (what
+    /// `opm render IMAGE` prints, without opm).
+    Pull(PullArgs),
+}
+
+/// Arguments of `deppy catalog pull`.
+#[derive(Debug, Args)]
+pub struct PullArgs {
+    /// The image: docker://REF (or REF alone), oci:DIR[:TAG] or oci-archive:FILE[:TAG].
+    #[arg(value_name = "IMAGE")]
+    image: String,
+    /// Where to write the catalog: a directory that does not exist yet, or is empty.
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
+    #[command(flatten)]
+    budget: super::budget::Budget,
+}
+
+/// Runs `deppy catalog pull`.
+fn pull(args: &PullArgs) -> anyhow::Result<u8> {
+    super::images::set_budget(super::images::PullBudget::of(&args.budget));
+    let image = ImageRef::parse(&args.image)?;
+    let dir = &args.dir;
+    if dir.exists() && std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_some()) {
+        bail!("{}: exists and is not an empty directory", dir.display());
+    }
+    let pulled = super::images::pull(&image)?;
+    let parent = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let tmp = parent.join(format!(".deppy-pull-{}", std::process::id()));
+    let written = copy_tree(&pulled.dir, &tmp).and_then(|n| {
+        if dir.exists() {
+            std::fs::remove_dir(dir)?;
+        }
+        std::fs::rename(&tmp, dir)?;
+        Ok(n)
+    });
+    let files = match written {
+        Ok(n) => n,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(output::OutputError::Write {
+                path: dir.clone(),
+                error: e,
+            }
+            .into());
+        }
+    };
+    output::print(
+        &format!(
+            "{image}: digest {}: {files} catalog files written to {}\n",
+            pulled.digest,
+            dir.display()
+        ),
+        output::Content::Text,
+    )?;
+    Ok(EXIT_OK)
+}
+
+/// Copies a directory tree (links copied as links); returns how many files it holds.
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<usize> {
+    std::fs::create_dir_all(to)?;
+    let mut files = 0;
+    let mut entries: Vec<_> = std::fs::read_dir(from)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for e in entries {
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        let kind = e.file_type()?;
+        if kind.is_dir() {
+            files += copy_tree(&src, &dst)?;
+        } else if kind.is_symlink() {
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)?;
+            files += 1;
+        } else {
+            std::fs::copy(&src, &dst)?;
+            files += 1;
+        }
+    }
+    Ok(files)
 }
 
 /// Output format of `deppy catalog render`.
@@ -108,13 +192,20 @@ fn catalog_name(path: &Path) -> Option<&str> {
 }
 
 /// Splits `[NAME=]PATH[:PRIORITY]`. A string naming an existing path is always a path; a
-/// catalog without a name is named after the path's last component (`stdin` for `-`).
+/// catalog without a name is named after the path's last component (`stdin` for `-`). An
+/// image (`docker://REF[:PRIORITY]`, `oci:DIR[:TAG[:PRIORITY]]`,
+/// `oci-archive:FILE[:TAG[:PRIORITY]]`) is pulled, and named after its repository.
 pub(super) fn parse_source(arg: &str) -> anyhow::Result<CatalogSource> {
     let exists = |p: &str| p == "-" || Path::new(p).exists();
     let (named, rest) = match arg.split_once('=') {
         Some((n, r)) if !exists(arg) && !n.is_empty() && !n.contains(['/', ':']) => (Some(n), r),
         _ => (None, arg),
     };
+    if has_transport(rest) && !exists(rest) {
+        let (image, priority) = ImageRef::parse_with_priority(rest)?;
+        let name = named.map_or_else(|| image.default_name(), str::to_string);
+        return super::images::image_source(name, &image, priority.unwrap_or(0));
+    }
     let (path, priority) = match rest.rsplit_once(':') {
         Some((p, prio)) if !p.is_empty() && !exists(rest) => {
             let priority = prio
@@ -216,6 +307,7 @@ pub fn run(cmd: CatalogCommand) -> anyhow::Result<u8> {
                 EXIT_OK
             })
         }
+        CatalogCommand::Pull(args) => pull(&args),
         CatalogCommand::Render(args) => {
             args.out_file
                 .emit(&render_dirs(&args)?, output::Content::Data)?;

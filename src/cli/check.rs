@@ -34,6 +34,7 @@ pub struct CheckArgs {
 /// Runs `deppy catalog check`: exit 3 when a budget ran out before every bundle was checked,
 /// else 1 when a bundle is not installable or a channel head cannot be checked.
 pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
+    super::images::set_budget(super::images::PullBudget::of(&args.budget));
     let sources = args
         .paths
         .iter()

@@ -6,7 +6,8 @@ use clap::{Args, Subcommand};
 
 use super::Explain;
 use deppy::advanced::cluster::{
-    Binding, ClusterOptions, ClusterState, Meter, ReadOptions, StateError, Status, read_paths_with,
+    Binding, ClusterOptions, ClusterState, Meter, ReadOptions, StateError, Status, pull_catalogs,
+    read_paths_with,
 };
 use deppy::advanced::request::Request;
 
@@ -32,7 +33,9 @@ pub struct ResolveArgs {
     #[arg(required = true, value_name = "STATE")]
     pub state: Vec<PathBuf>,
     /// The contents of CatalogSource NAMESPACE/NAME, or of OLM v1 ClusterCatalog NAME: an FBC
-    /// file or directory, or bundle directories (repeatable).
+    /// file or directory, bundle directories, or an image (docker://REF, oci:DIR[:TAG],
+    /// oci-archive:FILE[:TAG]) (repeatable). Catalogs not bound are pulled from the images
+    /// the state names.
     #[arg(long = "catalog", value_name = "NAMESPACE/NAME=PATH|NAME=PATH")]
     pub catalogs: Vec<String>,
     /// OLM's global catalog namespace (default: olm, or openshift-marketplace when only it
@@ -96,6 +99,7 @@ fn dump(
 /// Runs a cluster subcommand and returns its exit code.
 pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
     let ClusterCommand::Resolve(args) = cmd;
+    super::images::set_budget(super::images::PullBudget::of(&args.budget));
     let solve = args.budget.options();
     // Reading the state is within the time budget, and what it keeps within the memory one.
     let meter = Meter::new(solve.deadline, solve.max_memory);
@@ -125,7 +129,9 @@ pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
             s.api_version, s.kind, s.name, s.source
         ));
     }
-    let answer = deppy::advanced::cluster::resolve_cluster(&state, &bindings, &opts)?;
+    let pulled = super::images::with_puller(|p| pull_catalogs(&state, &bindings, &opts, p))?;
+    report::warnings(&pulled.warnings);
+    let answer = deppy::advanced::cluster::resolve_cluster(&state, &pulled.bindings, &opts)?;
     // The words are made once, for the format asked for.
     use deppy::advanced::explain::cluster::{render, report};
     let text = match args.output {

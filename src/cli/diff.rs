@@ -53,6 +53,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<u8> {
         .map(|c| ChannelFilter::parse(c).map_err(|e| anyhow::anyhow!("--channel {e}")))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let solve = args.budget.options();
+    super::images::set_budget(super::images::PullBudget::of(&args.budget));
     let subscriptions = if args.state.is_empty() {
         None
     } else {

@@ -16,6 +16,7 @@ mod cluster;
 pub mod diagnostic;
 mod diff;
 mod graph;
+mod images;
 pub mod output;
 mod pipeline;
 mod progress;
@@ -69,11 +70,11 @@ pub const EXIT_CODES: [(u8, &str); 5] = [
     ),
     (
         EXIT_BAD_INPUT,
-        "bad input or usage: a file that cannot be read or is invalid, a bad argument",
+        "bad input or usage: a file that cannot be read or is invalid, a bad argument; a catalog image that cannot be pulled: a bad reference, a registry that refused access (401, 403) or does not answer, a reference it does not have (404), an entry that would write outside the catalog, a SQLite index",
     ),
     (
         EXIT_GAVE_UP,
-        "a budget ran out (time, conflicts, memory) before an answer; what was proven by then is printed, or, for a stage that proves nothing (reading a cluster state), the error names it",
+        "a budget ran out (time, conflicts, memory) before an answer; what was proven by then is printed, or, for a stage that proves nothing (reading a cluster state, pulling a catalog image past `--timeout` or `--max-memory`), the error names it",
     ),
     (
         EXIT_OUTPUT,
@@ -117,6 +118,8 @@ pub struct Cli {
     /// Say more: notes on what was skipped and why.
     #[arg(short, long, global = true, action = ArgAction::Count, conflicts_with = "quiet")]
     verbose: u8,
+    #[command(flatten)]
+    images: images::ImageFlags,
 }
 
 /// The catalog cache directory of this run, set once from `--cache-dir`, and
@@ -124,12 +127,14 @@ pub struct Cli {
 static CACHE_DIR: std::sync::OnceLock<(Option<std::path::PathBuf>, bool)> =
     std::sync::OnceLock::new();
 
-/// How this run loads catalogs (the catalog cache of `--cache-dir`).
+/// How this run loads catalogs (the catalog cache of `--cache-dir`, where a catalog pulled
+/// from an image so far is keyed by its manifest digest).
 pub(crate) fn load_options() -> deppy::advanced::catalog::LoadOptions {
     let (cache_dir, verify_cache) = CACHE_DIR.get().cloned().unwrap_or_default();
     deppy::advanced::catalog::LoadOptions {
         cache_dir,
         verify_cache,
+        content_keys: images::content_keys(),
         ..Default::default()
     }
 }
@@ -214,7 +219,14 @@ impl Format {
 /// Runs a parsed command and returns its exit code.
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
     let _ = CACHE_DIR.set((cli.cache_dir.clone(), cli.verify_cache));
-    match cli.command {
+    images::init(cli.images.clone(), cli.cache_dir.clone());
+    let code = run_command(cli.command);
+    images::finish();
+    code
+}
+
+fn run_command(command: Command) -> anyhow::Result<u8> {
+    match command {
         Command::Catalog(cmd) => catalog::run(cmd),
         Command::Resolve(args) => resolve::resolve(args),
         Command::Cluster(cmd) => cluster::run(cmd),
@@ -247,10 +259,10 @@ pub fn exit_code_of(err: &anyhow::Error) -> u8 {
                 .is_some()
     });
     let budget = err.chain().any(|c| {
-        matches!(
-            c.downcast_ref::<deppy::advanced::cluster::StateError>(),
-            Some(deppy::advanced::cluster::StateError::Budget { .. })
-        )
+        c.downcast_ref::<deppy::advanced::image::ImageError>()
+            .is_some_and(|e| e.is_budget())
+            || c.downcast_ref::<deppy::advanced::cluster::StateError>()
+                .is_some_and(|e| e.is_budget())
     });
     if output {
         EXIT_OUTPUT

@@ -39,6 +39,15 @@ pub enum OutputError {
     /// The trace could not be written.
     #[error("{}", with_force_hint(.0.to_string()))]
     Trace(#[from] deppy::pipeline::trace::TraceError),
+    /// A directory of files (`deppy catalog pull`) could not be written; nothing was left
+    /// at its path.
+    #[error("cannot write {}: {error}", path.display())]
+    Write {
+        /// The directory.
+        path: std::path::PathBuf,
+        /// What failed.
+        error: std::io::Error,
+    },
 }
 
 /// A refused read-only destination's message, with how to replace it anyway.

@@ -9,6 +9,7 @@ use clap::Args;
 use super::Explain;
 use deppy::advanced::catalog::CatalogSource;
 use deppy::advanced::generic::{GenericError, GenericFile};
+use deppy::advanced::image::ImageRef;
 use deppy::advanced::report::Report;
 use deppy::advanced::request::{Request, Requirement};
 use deppy::advanced::resolve::ResolveError;
@@ -161,8 +162,15 @@ impl RequestArgs {
                 diagnostic::field_error(path, &text, field.filter(|f| !f.is_empty()), e.to_string())
             })?;
         }
+        super::images::set_budget(super::images::PullBudget::of(&self.budget));
         let mut catalogs: Vec<CatalogSource> = Vec::new();
         for c in &request.catalogs {
+            if let Some(image) = &c.image {
+                let image = ImageRef::parse(image)?;
+                let name = c.name.clone().unwrap_or_else(|| image.default_name());
+                catalogs.push(super::images::image_source(name, &image, c.priority)?);
+                continue;
+            }
             let mut s = parse_source(&c.path.display().to_string())
                 .with_context(|| format!("catalog {}", c.path.display()))?;
             s.path = c.path.clone();

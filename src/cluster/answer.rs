@@ -228,6 +228,37 @@ pub struct ClusterAnswer {
     pub cluster_warnings: Vec<ClusterWarning>,
     /// OLM v1 ClusterExtensions, by name.
     pub extensions: Vec<super::v1::ExtensionAnswer>,
+    /// Every bound catalog: where its contents came from, by namespace and name.
+    pub catalogs: Vec<CatalogAnswer>,
+}
+
+/// Where a bound catalog's contents came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CatalogAnswer {
+    /// The CatalogSource's namespace (null for an OLM v1 ClusterCatalog).
+    pub namespace: Option<String>,
+    /// Its name.
+    pub name: String,
+    /// `path` (bound with `--catalog NAME=PATH`) or `image` (pulled).
+    pub source: CatalogOrigin,
+    /// The image pulled (null for a path).
+    pub image: Option<String>,
+    /// The digest pulled (null for a path).
+    pub digest: Option<String>,
+    /// The registry pod whose `imageID` named the digest (left out when none did).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pinned_by: Option<String>,
+}
+
+/// Where a catalog's contents came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CatalogOrigin {
+    /// A file or directory.
+    Path,
+    /// An image.
+    Image,
 }
 
 impl ClusterAnswer {
@@ -245,6 +276,7 @@ impl ClusterAnswer {
             skipped,
             cluster_warnings: Vec::new(),
             extensions: Vec::new(),
+            catalogs: Vec::new(),
         }
     }
 

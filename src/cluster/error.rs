@@ -58,6 +58,14 @@ pub enum StateError {
         /// What is wrong.
         message: String,
     },
+    /// A catalog's image could not be pulled (a catalog is never taken as empty for it).
+    #[error("catalog {catalog}: {error}{}", if error.is_budget() { String::new() } else { format!(" (bind its contents with --catalog {catalog}=PATH, or give --offline to leave catalogs whose images are not cached unbound)") })]
+    Pull {
+        /// `NAMESPACE/NAME`, or `NAME` for a ClusterCatalog.
+        catalog: String,
+        /// Why.
+        error: Box<crate::image::ImageError>,
+    },
     /// A budget ran out outside the solver's search (the time budget in any stage, the
     /// memory budget while the state is read).
     #[error("{}", budget_message(*stage, *exhausted, detail))]
@@ -77,6 +85,18 @@ pub enum StateError {
         /// What is wrong.
         message: String,
     },
+}
+
+impl StateError {
+    /// True when a budget ran out (exit code 3): in a stage outside the solver's search, or
+    /// while pulling a catalog's image.
+    pub fn is_budget(&self) -> bool {
+        match self {
+            StateError::Budget { .. } => true,
+            StateError::Pull { error, .. } => error.is_budget(),
+            _ => false,
+        }
+    }
 }
 
 fn budget_message(

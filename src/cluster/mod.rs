@@ -24,17 +24,21 @@ mod error;
 mod namespace;
 mod note;
 mod object;
+mod pod;
 mod precheck;
+#[cfg(feature = "registry")]
+mod pull;
 mod read;
 mod resolve;
 mod state;
 pub mod v1;
 
 pub use answer::{
-    ApiHolder, ClusterAnswer, ClusterWarning, CrdCheck, GaveUp, NamespaceAnswer, NamespaceOutcome,
-    SelectedAnswer, Status, SubscriptionAction, SubscriptionAnswer,
+    ApiHolder, CatalogAnswer, CatalogOrigin, ClusterAnswer, ClusterWarning, CrdCheck, GaveUp,
+    NamespaceAnswer, NamespaceOutcome, SelectedAnswer, Status, SubscriptionAction,
+    SubscriptionAnswer,
 };
-pub use binding::Binding;
+pub use binding::{Binding, ImageOrigin};
 pub use budget::{Exhausted, Meter, Stage};
 pub use crd::ClusterCrds;
 pub use csv::PROPERTIES_ANNOTATION;
@@ -47,7 +51,10 @@ pub use object::{
     InstallPlanStatus, Kind, KindName, Object, ObjectRef, OperatorGroupSpec, OperatorGroupStatus,
     Skipped, Source, SubscriptionSpec, SubscriptionStatus,
 };
+pub use pod::{CATALOG_SOURCE_LABEL, CatalogPod};
 pub use precheck::Precheck;
+#[cfg(feature = "registry")]
+pub use pull::{PulledBindings, pull_catalogs};
 pub use read::{
     Dump, MAX_DOCUMENTS_PER_FILE, MAX_OBJECT_SIZE, MAX_OBJECTS_PER_DOCUMENT, ReadOptions,
     read_paths, read_paths_with, read_text,

@@ -272,7 +272,10 @@ pub enum Kind {
     /// `InstallPlan`.
     InstallPlan(InstallPlanSpec, InstallPlanStatus),
     /// OLM v1 `ClusterCatalog` (cluster-scoped).
-    ClusterCatalog(super::v1::ClusterCatalogSpec),
+    ClusterCatalog(
+        super::v1::ClusterCatalogSpec,
+        super::v1::ClusterCatalogStatus,
+    ),
     /// OLM v1 `ClusterExtension` (cluster-scoped).
     ClusterExtension(
         super::v1::ClusterExtensionSpec,

@@ -18,6 +18,7 @@ use super::budget::{Meter, Stage};
 use super::custom::Custom;
 use super::error::StateError;
 use super::object::{Object, Skipped};
+use super::pod::CatalogPod;
 use crate::catalog::walk::{self, Root};
 
 mod body;
@@ -45,6 +46,8 @@ pub struct Dump {
     pub skipped: Vec<Skipped>,
     /// Of those, the ones kept whole for the CRD checks (`super::custom`).
     pub custom: Vec<Custom>,
+    /// Of those, CatalogSources' registry pods (`super::pod`).
+    pub catalog_pods: Vec<CatalogPod>,
     /// Entries of a directory that were not read although their names say they would be (a
     /// FIFO, a dangling link, a link out of the directory named), in words.
     pub warnings: Vec<String>,
@@ -93,6 +96,7 @@ pub fn read_paths_with(
         dump.objects.extend(d.objects);
         dump.skipped.extend(d.skipped);
         dump.custom.extend(d.custom);
+        dump.catalog_pods.extend(d.catalog_pods);
     }
     Ok(dump)
 }

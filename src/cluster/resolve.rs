@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::answer::{self, ClusterAnswer, GaveUp, NamespaceAnswer, NamespaceOutcome, Status};
+use super::answer::{
+    self, CatalogAnswer, CatalogOrigin, ClusterAnswer, GaveUp, NamespaceAnswer, NamespaceOutcome,
+    Status,
+};
 use super::binding::Binding;
 use super::budget::{Meter, Stage};
 use super::error::StateError;
@@ -17,6 +20,21 @@ use crate::catalog::{CatalogSet, CatalogSource, FileCache, LoadOptions, SourceFi
 use crate::request::Request;
 use crate::resolve::{Outcome, Proof, ResolveError, Resolver};
 use crate::solver::{GaveUpLine, SolveOptions};
+
+/// `load` with each catalog pulled from an image keyed by its manifest digest in the catalog
+/// cache (`LoadOptions::content_keys`): its directory is named by that digest and written
+/// once, so its files need not be fingerprinted or hashed.
+fn keyed_by_digest(load: &LoadOptions, bindings: &[Binding]) -> LoadOptions {
+    let mut load = load.clone();
+    for b in bindings {
+        if let Some(digest) = b.image.as_ref().and_then(|o| o.digest.as_ref()) {
+            load.content_keys
+                .entry(b.path.clone())
+                .or_insert_with(|| digest.to_string());
+        }
+    }
+    load
+}
 
 /// How to resolve a cluster.
 ///
@@ -129,6 +147,17 @@ pub fn resolve_cluster(
     bindings: &[Binding],
     opts: &ClusterOptions,
 ) -> Result<ClusterAnswer, StateError> {
+    if let Some(b) = bindings
+        .iter()
+        .find(|b| b.image.as_ref().is_some_and(|o| o.digest.is_none()))
+    {
+        return Err(StateError::Binding {
+            binding: b.describe(),
+            message:
+                "the image is not pulled yet: pull the state's catalogs first (`pull_catalogs`)"
+                    .into(),
+        });
+    }
     let meter = Meter::new(opts.solve.deadline_from(Instant::now()), None);
     let plans = plan_within(state, bindings, opts, &meter)?;
     let crds = super::crd::ClusterCrds::read(state)?;
@@ -142,9 +171,10 @@ pub fn resolve_cluster(
     let mut cache = FileCache::new();
     // A bundle's `olm.bundle.object` properties are its manifests: kept only when there
     // are CRDs to check them against.
+    let keyed = keyed_by_digest(&opts.load, bindings);
     let load = LoadOptions {
         keep_heavy_properties: opts.load.keep_heavy_properties || !crds.is_empty(),
-        ..opts.load.clone()
+        ..keyed.clone()
     };
     let mut resolvers: BTreeMap<Vec<String>, Resolver> = BTreeMap::new();
     for plan in plans.iter().filter(|p| p.blocked.is_none()) {
@@ -193,9 +223,10 @@ pub fn resolve_cluster(
         .filter(|a| a.status == Status::Resolved)
         .collect();
     let warnings = super::crd::cluster_warnings(state, &resolved, &sets);
-    let extensions = super::v1::resolve_extensions(state, bindings, &opts.load, &meter)?;
+    let extensions = super::v1::resolve_extensions(state, bindings, &keyed, &meter)?;
     let mut answer = ClusterAnswer::new(answers, state.skipped.len());
     answer.cluster_warnings = warnings;
+    answer.catalogs = bound_catalogs(bindings);
     Ok(answer.with_extensions(extensions))
 }
 
@@ -339,4 +370,29 @@ fn resolve_namespace(plan: &NamespacePlan, resolver: Option<&Resolver>) -> Names
         }
         Err(e) => blocked(Blocked::BrokenCatalog(e.to_string()), notes),
     }
+}
+
+/// The answer's `catalogs`: one per binding, by namespace and name.
+fn bound_catalogs(bindings: &[Binding]) -> Vec<CatalogAnswer> {
+    let mut out: Vec<CatalogAnswer> = bindings
+        .iter()
+        .map(|b| CatalogAnswer {
+            namespace: (!b.namespace.is_empty()).then(|| b.namespace.clone()),
+            name: b.name.clone(),
+            source: if b.image.is_some() {
+                CatalogOrigin::Image
+            } else {
+                CatalogOrigin::Path
+            },
+            image: b.image.as_ref().map(|o| o.image_text()),
+            digest: b
+                .image
+                .as_ref()
+                .and_then(|o| o.digest.as_ref().map(ToString::to_string)),
+            pinned_by: b.image.as_ref().and_then(|o| o.pinned_by.clone()),
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    out.dedup_by(|a, b| a.namespace == b.namespace && a.name == b.name);
+    out
 }

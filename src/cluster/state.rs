@@ -30,6 +30,8 @@ pub struct ClusterState {
     pub skipped: Vec<Skipped>,
     /// Of those, the ones kept whole for the CRD checks, by group, kind, namespace, name.
     custom: BTreeMap<CustomKey, Custom>,
+    /// Of those, CatalogSources' registry pods, by namespace and pod name.
+    catalog_pods: BTreeMap<(String, String), super::pod::CatalogPod>,
 }
 
 /// A kept object's identity: group, kind, namespace, name (one object read at two versions
@@ -122,7 +124,13 @@ impl ClusterState {
             objects: BTreeMap::new(),
             skipped: dedup_skipped(dump.skipped),
             custom: BTreeMap::new(),
+            catalog_pods: BTreeMap::new(),
         };
+        for p in dump.catalog_pods {
+            state
+                .catalog_pods
+                .insert((p.namespace.clone(), p.name.clone()), p);
+        }
         for c in dump.custom {
             add_custom(&mut state.custom, c)?;
         }
@@ -175,6 +183,19 @@ impl ClusterState {
             }
             self.custom.insert(k, c);
         }
+        self.catalog_pods.extend(changes.catalog_pods);
+    }
+
+    /// The registry pods of CatalogSource `namespace/name` (label `olm.catalogSource`), by
+    /// pod name.
+    pub fn catalog_pods<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a super::pod::CatalogPod> + 'a {
+        self.catalog_pods
+            .values()
+            .filter(move |p| p.namespace == namespace && p.catalog_source == name)
     }
 
     /// The objects kept whole for the CRD checks (`super::custom`), by group, kind,
@@ -225,6 +246,7 @@ fn keep_status(new: &mut Object, old: &Object) {
         (Kind::OperatorGroup(_, s), Kind::OperatorGroup(_, t)) => *s = t.clone(),
         (Kind::InstallPlan(_, s), Kind::InstallPlan(_, t)) => *s = t.clone(),
         (Kind::ClusterExtension(_, s), Kind::ClusterExtension(_, t)) => *s = t.clone(),
+        (Kind::ClusterCatalog(_, s), Kind::ClusterCatalog(_, t)) => *s = t.clone(),
         _ => return,
     }
     new.has_status = old.has_status;

@@ -41,15 +41,20 @@ pub struct Run {
     limit: Duration,
 }
 
-/// `deppy ARGS`, run in the crate's folder, with `RUST_LOG` and `NO_COLOR` unset and a
-/// 60-second limit.
+/// `deppy ARGS`, run in the crate's folder, with `RUST_LOG` and `NO_COLOR` unset, the image
+/// cache in the build's temporary directory, and a 60-second limit.
 pub fn deppy<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Run {
     let mut cmd = Command::new(BIN);
     cmd.args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_remove("RUST_LOG")
         .env_remove("NO_COLOR")
-        .env_remove("DEPPY_MAX_FILE_SIZE");
+        .env_remove("DEPPY_MAX_FILE_SIZE")
+        // Pulled catalog images go to the tests' own cache, never the user's.
+        .env(
+            "XDG_CACHE_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache"),
+        );
     Run {
         cmd,
         stdin: None,

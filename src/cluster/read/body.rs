@@ -12,7 +12,9 @@ use crate::cluster::object::{
     CatalogSourceSpec, CsvSpec, CsvStatus, InstallPlanSpec, InstallPlanStatus, KindName,
     OperatorGroupSpec, OperatorGroupStatus, SubscriptionSpec, SubscriptionStatus,
 };
-use crate::cluster::v1::{ClusterCatalogSpec, ClusterExtensionSpec, ClusterExtensionStatus};
+use crate::cluster::v1::{
+    ClusterCatalogSpec, ClusterCatalogStatus, ClusterExtensionSpec, ClusterExtensionStatus,
+};
 
 /// Which body a seed reads.
 #[derive(Clone, Copy)]
@@ -48,6 +50,7 @@ pub(super) enum Status {
     OperatorGroup(OperatorGroupStatus),
     InstallPlan(InstallPlanStatus),
     ClusterExtension(ClusterExtensionStatus),
+    ClusterCatalog(ClusterCatalogStatus),
     /// A kind whose status deppy does not read.
     Unread,
 }
@@ -153,11 +156,12 @@ impl<'de> DeserializeSeed<'de> for BodySeed<'_, '_, '_> {
         let kind = match self.kind() {
             None => return deferred(d),
             Some(Err(())) => {
-                let keep = self
-                    .head
-                    .api_version
-                    .as_deref()
-                    .is_some_and(crate::cluster::custom::keeps);
+                let api = self.head.api_version.as_deref().unwrap_or_default();
+                let kind = self.head.kind.as_deref().unwrap_or_default();
+                // A Pod's status may name the digest a registry pod ran (`super::pod`).
+                let pod_status =
+                    matches!(self.part, Part::Status) && crate::cluster::pod::is_pod(api, kind);
+                let keep = crate::cluster::custom::keeps(api) || pod_status;
                 if keep {
                     return deferred(d);
                 }
@@ -204,7 +208,10 @@ impl<'de> DeserializeSeed<'de> for BodySeed<'_, '_, '_> {
             (Part::Status, KindName::ClusterExtension) => {
                 Body::Status(Box::new(Status::ClusterExtension(typed(d, h, p)?)))
             }
-            (Part::Status, KindName::CatalogSource | KindName::ClusterCatalog) => {
+            (Part::Status, KindName::ClusterCatalog) => {
+                Body::Status(Box::new(Status::ClusterCatalog(typed(d, h, p)?)))
+            }
+            (Part::Status, KindName::CatalogSource) => {
                 IgnoredAny::deserialize(d)?;
                 Body::Status(Box::new(Status::Unread))
             }
@@ -264,7 +271,8 @@ impl Body {
         Ok(match kind {
             KindName::Subscription => Status::Subscription(convert(v, p)?),
             KindName::ClusterServiceVersion => Status::Csv(convert(v, p)?),
-            KindName::CatalogSource | KindName::ClusterCatalog => Status::Unread,
+            KindName::CatalogSource => Status::Unread,
+            KindName::ClusterCatalog => Status::ClusterCatalog(convert(v, p)?),
             KindName::ClusterExtension => Status::ClusterExtension(convert(v, p)?),
             KindName::OperatorGroup => Status::OperatorGroup(convert(v, p)?),
             KindName::InstallPlan => Status::InstallPlan(convert(v, p)?),

@@ -96,6 +96,18 @@ impl Reader<'_> {
             (Some(ns), Some(n)) => format!("{ns}/{n}"),
             (_, n) => n.clone().unwrap_or_default(),
         };
+        if crate::cluster::pod::is_pod(&api_version, &kind) {
+            let status = match &bodies.status {
+                Body::Deferred(v) => Some(v.clone()),
+                _ => None,
+            };
+            let mut meta = metadata.clone();
+            if meta.namespace.as_deref().is_none_or(str::is_empty) {
+                meta.namespace = self.opts.namespace.clone();
+            }
+            let pod = crate::cluster::pod::catalog_pod(&meta, status, source.to_string());
+            self.out.catalog_pods.extend(pod);
+        }
         if custom::keeps(&api_version) && !kind.is_empty() {
             let default = self.opts.namespace.clone();
             let c = whole(&api_version, &kind, &metadata, bodies, &source, default);
@@ -233,7 +245,7 @@ fn escape_references(kind: &mut Kind) {
                 escape(&mut b.name);
             }
         }
-        Kind::CatalogSource(_) | Kind::OperatorGroup(..) | Kind::ClusterCatalog(_) => {}
+        Kind::CatalogSource(_) | Kind::OperatorGroup(..) | Kind::ClusterCatalog(..) => {}
     }
 }
 
@@ -247,7 +259,7 @@ fn typed(kind: KindName, spec: Body, status: Body) -> Result<Kind, String> {
         (Spec::CatalogSource(s), Status::Unread) => Kind::CatalogSource(s),
         (Spec::OperatorGroup(s), Status::OperatorGroup(t)) => Kind::OperatorGroup(s, t),
         (Spec::InstallPlan(s), Status::InstallPlan(t)) => Kind::InstallPlan(s, t),
-        (Spec::ClusterCatalog(s), Status::Unread) => Kind::ClusterCatalog(s),
+        (Spec::ClusterCatalog(s), Status::ClusterCatalog(t)) => Kind::ClusterCatalog(s, t),
         (Spec::ClusterExtension(s), Status::ClusterExtension(t)) => Kind::ClusterExtension(s, t),
         _ => return Err("spec and status of different kinds".into()),
     })

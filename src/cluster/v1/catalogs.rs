@@ -33,7 +33,7 @@ pub(crate) fn cluster_catalogs(
 ) -> Vec<ClusterCatalog> {
     let mut out: BTreeMap<String, ClusterCatalog> = BTreeMap::new();
     for o in state.of_kind(KindName::ClusterCatalog) {
-        let Kind::ClusterCatalog(spec) = &o.kind else {
+        let Kind::ClusterCatalog(spec, _) = &o.kind else {
             continue;
         };
         let labels = o.metadata.labels.clone().unwrap_or_default();

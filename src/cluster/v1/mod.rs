@@ -24,7 +24,7 @@ pub use masterminds::{Constraint as VersionConstraint, ConstraintError};
 pub(crate) use object::is_catalog;
 pub use object::{
     BundleMetadata, CATALOG_NAME_LABEL, CATALOGD_GROUP, CatalogFilter, CatalogImage,
-    CatalogSourceRef, ClusterCatalogSpec, ClusterExtensionSpec, ClusterExtensionStatus,
-    ExtensionSource, InstallStatus, OLM_V1_GROUP,
+    CatalogSourceRef, ClusterCatalogSpec, ClusterCatalogStatus, ClusterExtensionSpec,
+    ClusterExtensionStatus, ExtensionSource, InstallStatus, OLM_V1_GROUP,
 };
 pub(crate) use resolve::resolve_extensions;

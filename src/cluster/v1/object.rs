@@ -65,6 +65,26 @@ impl ClusterCatalogSpec {
     }
 }
 
+/// A ClusterCatalog's `status`: what catalogd served.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterCatalogStatus {
+    /// `status.resolvedSource`: the source as catalogd resolved it (the image by digest).
+    pub resolved_source: Option<CatalogSourceRef>,
+}
+
+impl ClusterCatalogStatus {
+    /// `status.resolvedSource.image.ref`: the digest catalogd served, when the state has it.
+    pub fn image(&self) -> Option<&str> {
+        self.resolved_source
+            .as_ref()?
+            .image
+            .as_ref()?
+            .reference
+            .as_deref()
+    }
+}
+
 /// `spec.source.catalog` of a ClusterExtension.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]

@@ -6,8 +6,8 @@ use serde::Serialize;
 
 use crate::cluster::v1::{Advice, AdviceStatus, ExtensionAction, ExtensionAnswer, ExtensionStatus};
 use crate::cluster::{
-    ClusterAnswer, ClusterWarning, CrdCheck, NamespaceAnswer, SelectedAnswer, Status,
-    SubscriptionAction, SubscriptionAnswer,
+    CatalogAnswer, ClusterAnswer, ClusterWarning, CrdCheck, NamespaceAnswer, SelectedAnswer,
+    Status, SubscriptionAction, SubscriptionAnswer,
 };
 use crate::explain::{Detail, olmv1};
 use crate::resolve::Via;
@@ -23,6 +23,7 @@ pub struct ClusterReport<'a> {
     cluster_warnings: Vec<&'a ClusterWarning>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     extensions: Vec<ExtensionReport<'a>>,
+    catalogs: &'a [CatalogAnswer],
 }
 
 #[derive(Debug, Serialize)]
@@ -117,6 +118,7 @@ pub fn report(answer: &ClusterAnswer, detail: Detail) -> ClusterReport<'_> {
         skipped: answer.skipped,
         cluster_warnings: answer.cluster_warnings.iter().collect(),
         extensions: answer.extensions.iter().map(extension).collect(),
+        catalogs: &answer.catalogs,
     }
 }
 

@@ -6,11 +6,36 @@ use crate::cluster::{
 use crate::explain::Detail;
 use crate::resolve::Via;
 
-/// A cluster answer as text (`deppy cluster resolve`): per namespace, one line per
+/// The line naming an image catalog's digest, once per catalog (nothing for a path).
+fn catalog_line(c: &crate::cluster::CatalogAnswer) -> String {
+    let (Some(image), Some(digest)) = (&c.image, &c.digest) else {
+        return String::new();
+    };
+    let name = match &c.namespace {
+        Some(ns) => format!("{ns}/{}", c.name),
+        None => c.name.clone(),
+    };
+    let pinned = match &c.pinned_by {
+        Some(pod) => format!(", the digest its registry pod {pod} ran"),
+        None => String::new(),
+    };
+    let shown = if image.ends_with(digest.as_str()) {
+        image.clone()
+    } else {
+        format!("{image} ({digest})")
+    };
+    format!("catalog {name}: image {shown}{pinned}\n")
+}
+
+/// A cluster answer as text (`deppy cluster resolve`): a line per catalog pulled from an
+/// image, then per namespace, one line per
 /// Subscription, then the dependencies it pulls in, then warnings; an unsatisfiable
 /// namespace's explanation (`detail` says how much of the proof) follows its lines.
 pub fn render(answer: &ClusterAnswer, detail: Detail) -> String {
     let mut out = String::new();
+    for c in &answer.catalogs {
+        out.push_str(&catalog_line(c));
+    }
     for ns in &answer.namespaces {
         let status = match ns.status {
             Status::Resolved => "resolved",
