@@ -1,6 +1,7 @@
 //! The facts stage: the loaded catalogs, the request and the installed state as input facts
-//! of the Datalog program (`rules/facts.dl`), indexed by package so a derivation loads only
-//! the packages it needs, and the channel orders they are computed from.
+//! of crepe's whole program (`rules/facts.dl`), indexed by package so a derivation loads
+//! only the packages it needs, and the channel orders they are computed from. The on-demand
+//! evaluator reads the same facts through [`super::lookups`].
 
 use crate::catalog::{CatalogId, PackageId};
 use crate::range::VersionRange;
@@ -23,18 +24,6 @@ pub(crate) struct RequirementFacts<'a> {
     pub catalog: Option<CatalogId>,
 }
 
-/// Which facts a run of the rules loads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
-    /// Every fact of the packages: the whole program.
-    Whole,
-    /// Without what the bundles require and provide, which only dependency lists read: the
-    /// roots of derivation on demand, whose dependency lists are derived when the search
-    /// asks for them. The oracle of their native evaluation (`DependencyRules::roots`,
-    /// [`super::demand`]).
-    WithoutDependencies,
-}
-
 /// Loads the facts of the reachable packages: per package, through the catalog's and the
 /// channel orders' indexes, so the cost follows what the request reaches. The channel
 /// entries' upgrade facts are left out when nothing is installed: every rule reading them
@@ -44,13 +33,12 @@ pub fn load_catalog<'a>(
     u: &'a Universe,
     orders: &'a ChannelOrders,
     reach: &rustc_hash::FxHashSet<PackageId>,
-    scope: Scope,
 ) {
     let mut packages: Vec<PackageId> = reach.iter().copied().collect();
     packages.sort_unstable();
     for &p in &packages {
         for b in u.set.bundles_of(p) {
-            load_bundle(rt, u, orders, u.bundle(*b), scope);
+            load_bundle(rt, u, orders, u.bundle(*b));
         }
         load_orders(rt, orders, p);
         for c in 0..u.set.catalogs.len() {
@@ -64,20 +52,19 @@ pub fn load_catalog<'a>(
         .iter()
         .filter(|b| reach.contains(&b.package))
     {
-        load_bundle(rt, u, orders, b, scope);
+        load_bundle(rt, u, orders, b);
     }
     for (i, c) in u.set.catalogs.iter().enumerate() {
         rt.extend([CatalogPriority(CatalogId(i as u32), c.priority)]);
     }
 }
 
-/// A bundle's own facts; what it requires and provides in the whole scope only.
+/// A bundle's facts: its own, and what it requires and provides.
 fn load_bundle<'a>(
     rt: &mut Crepe<'a>,
     u: &'a Universe,
     orders: &ChannelOrders,
     b: &'a crate::catalog::Bundle,
-    scope: Scope,
 ) {
     rt.extend([Bundle(b.id, b.package, b.catalog, &b.version)]);
     rt.extend([BundleName(b.id, &b.name)]);
@@ -87,11 +74,9 @@ fn load_bundle<'a>(
     if orders.deprecated.contains_key(&b.id) {
         rt.extend([CatalogDeprecated(b.id)]);
     }
-    if scope == Scope::Whole {
-        rt.extend(b.provides.iter().map(|g| Provides(b.id, *g)));
-        rt.extend(b.labels.iter().map(|l| ProvidesLabel(b.id, l)));
-        load_requires(rt, u, b);
-    }
+    rt.extend(b.provides.iter().map(|g| Provides(b.id, *g)));
+    rt.extend(b.labels.iter().map(|l| ProvidesLabel(b.id, l)));
+    load_requires(rt, u, b);
 }
 
 /// A bundle's dependencies, numbered packages first, then APIs, then labels.
