@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 
 use crate::catalog::{BundleId, PackageId};
 
-use super::facts::{ChannelOrders, RequirementFacts, load_catalog};
+use super::facts::{ChannelOrders, RequirementFacts};
 use super::universe::Universe;
 
 pub use crate::catalog::Edge;
@@ -56,6 +56,8 @@ pub(super) mod program {
     pub use crate::version::Version;
 
     include!(concat!(env!("OUT_DIR"), "/rules.rs"));
+
+    super::super::facts::fact_loaders!();
 }
 
 use program::*;
@@ -159,26 +161,7 @@ pub(super) fn run_program<'a>(
     reach: &rustc_hash::FxHashSet<PackageId>,
 ) -> Outputs<'a> {
     let mut rt = Crepe::new();
-    load_catalog(&mut rt, u, orders, reach);
-    for (r, req) in requirements.iter().enumerate() {
-        let r = r as u32;
-        let Some(p) = req.package else { continue };
-        rt.extend([Requirement(r, p)]);
-        rt.extend(req.channel.map(|c| RequirementChannel(r, c)));
-        rt.extend(req.range.map(|x| RequirementRange(r, x)));
-        rt.extend(req.pin.map(|x| RequirementPin(r, x)));
-        rt.extend(req.catalog.map(|x| RequirementCatalog(r, x)));
-    }
-    rt.extend(u.installed.iter().map(|b| Installed(*b)));
-    rt.extend(u.kept.iter().map(|b| Kept(*b)));
-    rt.extend(u.installed_only().iter().map(|b| InNoCatalog(b.id)));
-    rt.extend(adjust.removed.iter().map(|(b, i)| Removed(*b, *i)));
-    rt.extend(adjust.required.iter().map(|(b, _)| Seeded(*b)));
-    for ((a, d), bs) in
-        (matches.matches.iter()).filter(|((a, _), _)| reach.contains(&u.package_of(*a)))
-    {
-        rt.extend(bs.iter().map(|b| ConstraintMatch(*a, *d, *b)));
-    }
+    load_facts(&mut rt, u, orders, requirements, adjust, matches, reach);
     rt.run_with_hasher::<rustc_hash::FxBuildHasher>().into()
 }
 

@@ -20,6 +20,8 @@ mod reach;
 pub mod reason;
 mod resolver;
 mod universe;
+#[cfg(test)]
+mod walkthrough;
 pub mod why;
 
 use crate::catalog::{CatalogId, CatalogSet, ChannelError};
