@@ -143,14 +143,30 @@ fn the_walkthrough_needs_no_rust_but_the_reason() {
     for r in reached {
         ev.expand_reached(r);
     }
-    let compared = ev.agrees_with(&whole, true).expect("the evaluator gives crepe's tuples");
+    let compared = ev
+        .agrees_with(&whole, true)
+        .expect("the evaluator gives crepe's tuples");
     assert!(compared > 0);
 
     let (rc, extra) = (id(&u, "a.v1.1.0-rc.1"), id(&u, "a.v1.0.1"));
-    assert!(whole.excluded.contains(&Excluded(rc, Exclusion::PreRelease)));
-    assert!(ev.excluded_bf(rc).contains(&Excluded(rc, Exclusion::PreRelease)));
-    assert!(whole.deprecated_candidate.contains(&DeprecatedCandidate(extra)));
-    assert!(ev.deprecated_candidate.contains(&DeprecatedCandidate(extra)));
+    assert!(
+        whole
+            .excluded
+            .contains(&Excluded(rc, Exclusion::PreRelease))
+    );
+    assert!(
+        ev.excluded_bf(rc)
+            .contains(&Excluded(rc, Exclusion::PreRelease))
+    );
+    assert!(
+        whole
+            .deprecated_candidate
+            .contains(&DeprecatedCandidate(extra))
+    );
+    assert!(
+        ev.deprecated_candidate
+            .contains(&DeprecatedCandidate(extra))
+    );
 
     // the shipped rules give neither
     let mut shipped = demand::Rules::new(&lookups);
