@@ -10,6 +10,8 @@
 //!
 //! The inputs are made by the same functions the tests use (`tests/support/inputs.rs`).
 
+#[path = "../tests/support/cluster_inputs.rs"]
+mod cluster_inputs;
 #[path = "../tests/support/inputs.rs"]
 mod inputs;
 
@@ -72,6 +74,56 @@ fn cluster_state(to: &Path) -> std::io::Result<()> {
     std::fs::write(to.join("bomb.yaml"), bomb)
 }
 
+/// The hostile cluster states of docs/reliability.md, in `to` (`cluster-*`).
+fn hostile_cluster(to: &Path) -> std::io::Result<()> {
+    use cluster_inputs as c;
+    std::fs::create_dir_all(to)?;
+    write(to, "list-2m.json", &c::empty_items_list(2_000_000))?;
+    write(to, "docs-1500k.yaml", &c::empty_documents(1_500_000))?;
+    write(to, "docs-900k.yaml", &c::empty_documents(900_000))?;
+    write(to, "crs-400k.json", &c::databases(400_000, "apps", "n"))?;
+    write(to, "big-cr.json", &c::big_database(12_000_000))?;
+    write(to, "namespaces-100k.yaml", &c::many_namespaces(100_000))?;
+    let crd = c::db_crd(1, "", true);
+    write(to, "db-catalog.json", &c::db_catalog(&crd, &crd))?;
+    // A CRD of 1,500 served versions, 1,500 objects of it, and a bundle shipping it again.
+    let wide = c::db_crd(1_500, "^[a-z]+$", true);
+    let mut state = format!("{}\n{}", c::DB_CATALOG_SOURCE, c::db_namespace("apps"));
+    state.push_str(&format!("---\n{wide}\n"));
+    write(to, "crd-wide-state.yaml", &state)?;
+    write(to, "crd-wide-crs.json", &c::databases(1_500, "apps", "n0"))?;
+    write(
+        to,
+        "crd-wide-catalog.json",
+        &c::db_catalog(&wide, &c::db_crd(1_500, "^[a-z]+$", false)),
+    )?;
+    // A pattern with lookahead (JavaScript's syntax, not Go's) over 1,000 objects.
+    let slow = c::db_crd(1, "^(?=(a+)+b)", true);
+    let mut state = format!("{}\n{}", c::DB_CATALOG_SOURCE, c::db_namespace("apps"));
+    state.push_str(&format!("---\n{slow}\n"));
+    write(to, "crd-lookahead-state.yaml", &state)?;
+    write(
+        to,
+        "crd-lookahead-crs.json",
+        &c::databases(1_000, "apps", &"a".repeat(40)),
+    )?;
+    write(
+        to,
+        "crd-lookahead-catalog.json",
+        &c::db_catalog(&slow, &c::db_crd(1, "^(?=(a+)+b)", false)),
+    )?;
+    write(to, "argo-100k.json", &c::long_channel_catalog(100_000))?;
+    let ext = c::cluster_extension("argo", "packageName: argo, channels: [stable]")
+        + "status: {install: {bundle: {name: argo.v0.0.5, version: 0.0.5}}}\n";
+    write(to, "argo-extension.yaml", &ext)?;
+    write(to, "csv-200k-apis.yaml", &c::csv_with_many_apis(200_000))?;
+    let mut catalogs = c::cluster_catalogs(10_000);
+    for i in 0..100 {
+        catalogs.push_str(&c::cluster_extension(&format!("e{i}"), "packageName: argo"));
+    }
+    write(to, "catalogs-10k.yaml", &catalogs)
+}
+
 fn main() -> std::io::Result<()> {
     let Some(dir) = std::env::args_os().nth(1).map(PathBuf::from) else {
         eprintln!("usage: sweep_inputs DIR");
@@ -119,6 +171,7 @@ fn main() -> std::io::Result<()> {
     )?;
     csv_bomb(&dir.join("csv-bomb"))?;
     cluster_state(&dir.join("cluster"))?;
+    hostile_cluster(&dir.join("cluster-hostile"))?;
     println!("wrote the sweep's inputs to {}", dir.display());
     Ok(())
 }

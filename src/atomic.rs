@@ -47,6 +47,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     file.commit()
 }
 
+/// [`write_atomic`] without syncing to disk ([`AtomicFile::commit_unsynced`]).
+pub(crate) fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(bytes).map_err(|e| file.error(e))?;
+    file.commit_unsynced()
+}
+
 /// How [`Output::open`] may treat an existing file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WriteOptions {
@@ -283,12 +290,24 @@ impl AtomicFile {
     /// Syncs the temporary file to disk and renames it over the destination (then syncs the
     /// directory, where the platform allows). On an error the destination is unchanged and
     /// the temporary file is removed.
-    pub fn commit(mut self) -> Result<(), WriteError> {
+    pub fn commit(self) -> Result<(), WriteError> {
+        self.finish(true)
+    }
+
+    /// Renames the temporary file over the destination without syncing anything to disk:
+    /// for files whose readers check them and rebuild them when they do not check out (the
+    /// catalog cache), where a crash may lose the file but never leaves a half-written one
+    /// under its name.
+    pub(crate) fn commit_unsynced(self) -> Result<(), WriteError> {
+        self.finish(false)
+    }
+
+    fn finish(mut self, sync: bool) -> Result<(), WriteError> {
         let Some((tmp, file)) = self.tmp.take() else {
             return Err(self.error(std::io::Error::other("already committed")));
         };
-        let result = file
-            .sync_all()
+        let synced = if sync { file.sync_all() } else { Ok(()) };
+        let result = synced
             .and_then(|()| {
                 drop(file);
                 std::fs::rename(&tmp, &self.path)
@@ -296,7 +315,9 @@ impl AtomicFile {
             .map_err(|e| self.error(e));
         match result {
             Ok(()) => {
-                sync_dir(&self.path);
+                if sync {
+                    sync_dir(&self.path);
+                }
                 Ok(())
             }
             Err(e) => {

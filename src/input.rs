@@ -308,6 +308,20 @@ pub fn check_json_keys(text: &str) -> Result<(), serde_json::Error> {
     de.end()
 }
 
+/// [`check_json_keys`] for a stream of JSON values one after another (`{...} {...}`, as
+/// cluster dumps may be): on a repeated key, or a syntax error, the 0-based index of the
+/// value it is in and the error.
+pub fn check_json_stream_keys(text: &str) -> Result<(), (usize, serde_json::Error)> {
+    use serde::de::DeserializeSeed as _;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let mut i = 0;
+    while de.end().is_err() {
+        UniqueKeys.deserialize(&mut de).map_err(|e| (i, e))?;
+        i += 1;
+    }
+    Ok(())
+}
+
 /// A visitor that walks any JSON value and fails on a repeated key.
 struct UniqueKeys;
 
@@ -415,6 +429,10 @@ mod tests {
         assert!(e.to_string().starts_with("duplicate key `x`"), "{e}");
         assert_eq!(e.line(), 2);
         assert!(check_json_keys("{} {}").is_err(), "trailing data");
+        assert!(check_json_stream_keys("{} {\"a\": 1}\n[]\n").is_ok());
+        let (i, e) = check_json_stream_keys("{}\n{\"a\": {\"b\": 1, \"b\": 2}}").expect_err("dup");
+        assert_eq!(i, 1);
+        assert!(e.to_string().starts_with("duplicate key `b`"), "{e}");
     }
 
     #[test]

@@ -13,6 +13,9 @@
 //!   for byte, or the same error; either path failing alone fails the scenario;
 //! - the library again, deriving dependency lists on its search's demand (its failures
 //!   worded from the proof over the relaxation the search refuted): the same JSON, or error;
+//! - the library again, its catalogs loaded twice through a fresh catalog cache, so that the
+//!   second load reads the stored set back and decodes each package entry only when the
+//!   resolution first looks it up: the same JSON byte for byte, or the same error;
 //! - a resolved answer passes the independent checker of `tests/support/checker/` (which
 //!   reads the catalog files and request.yaml itself and shares no code with deppy).
 //!
@@ -57,6 +60,44 @@ fn resolve_direct(request: &Request, strip: &str, on_demand: bool) -> Result<Str
     let sources = scenario::catalog_sources(request)?;
     let set =
         CatalogSet::load(&sources, &LoadOptions::default()).map_err(|e| rel(e.to_string()))?;
+    resolve_set(request, strip, on_demand, set)
+}
+
+/// [`resolve_direct`] with the catalogs loaded through a fresh catalog cache twice: the
+/// second load reads the stored set back and decodes its package entries only as the
+/// resolution looks them up. A set with constraints is not stored (both loads assemble it).
+fn resolve_from_cache(request: &Request, strip: &str) -> Result<String, String> {
+    let rel = |s: String| s.replace(strip, "");
+    let sources = scenario::catalog_sources(request)?;
+    let cache = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let opts = LoadOptions {
+        cache_dir: Some(cache.path().to_path_buf()),
+        ..LoadOptions::default()
+    };
+    let cold = CatalogSet::load(&sources, &opts).map_err(|e| rel(e.to_string()))?;
+    let set = CatalogSet::load(&sources, &opts).map_err(|e| rel(e.to_string()))?;
+    match set.decoded_entries() {
+        Some((0, _)) => {}
+        Some(d) => return Err(format!("a fresh stored set has decoded {d:?}")),
+        None if cold.has_constraints() => {}
+        None => return Err("the second load did not read the stored set".into()),
+    }
+    let out = resolve_set(request, strip, false, set.clone());
+    if let Some(why) = set.cache_damage() {
+        return Err(format!("the stored set is damaged: {why}"));
+    }
+    out
+}
+
+/// The JSON report of `request` against `set` (see [`resolve_direct`]).
+fn resolve_set(
+    request: &Request,
+    strip: &str,
+    on_demand: bool,
+    set: CatalogSet,
+) -> Result<String, String> {
+    let rel = |s: String| s.replace(strip, "");
+    let sources = scenario::catalog_sources(request)?;
     let resolver = Resolver::new(set.clone());
     let resolver = if on_demand {
         resolver.with_on_demand_from(0)
@@ -251,6 +292,13 @@ fn invariants(dir: &Path, name: &str, first: &Answer) -> Option<String> {
                 &format!("{direct:?}"),
                 &format!("{:?}", resolve_direct(&request, &strip, true))
             )
+        ));
+    }
+    let cached = resolve_from_cache(&request, &strip);
+    if cached != direct {
+        return Some(format!(
+            "{name}: the stored set decoded on first use differs from a cold load:\n{}",
+            scenario::diff(&format!("{direct:?}"), &format!("{cached:?}"))
         ));
     }
     match (first.exit, direct) {

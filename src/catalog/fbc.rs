@@ -4,9 +4,11 @@
 mod assemble;
 mod bundle_props;
 mod cache;
+mod cached;
 mod convert;
 mod docs;
 mod files;
+mod fingerprint;
 mod gvk_table;
 pub mod limits;
 mod locate;
@@ -29,7 +31,7 @@ use parse::FileCtx;
 pub(crate) use crate::yaml::{yaml_message, yaml_options};
 pub use files::{FileCache, SourceFile, read_catalog};
 pub use locate::locate;
-pub(crate) use yaml::split_yaml;
+pub(crate) use yaml::split_yaml_bounded;
 
 /// How to load catalogs.
 ///
@@ -42,8 +44,19 @@ pub struct LoadOptions {
     pub keep_heavy_properties: bool,
     /// Keep each file's parsed records in this directory and reuse them while the file is
     /// unchanged (the catalog cache: a corrupt or stale entry is rebuilt, never trusted);
-    /// `None` parses every time.
+    /// `None` parses every time. A file is taken to be unchanged when its metadata (size,
+    /// modification and status-change times, inode, device) are as recorded, without
+    /// reading it; see `docs/caching.md`.
     pub cache_dir: Option<PathBuf>,
+    /// With a cache directory: read and hash every catalog file's contents to tell whether
+    /// it changed, instead of trusting unchanged metadata (`--verify-cache`).
+    pub verify_cache: bool,
+    /// With a cache directory: a key standing for a catalog's contents, by the catalog's path
+    /// as its [`CatalogSource`] gives it (an image's manifest digest, for a catalog pulled
+    /// from a registry into a directory named by it). Such a catalog's files are neither
+    /// fingerprinted nor hashed to find its stored set: the caller vouches that the key
+    /// changes whenever they do.
+    pub content_keys: std::collections::BTreeMap<PathBuf, String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,7 +143,7 @@ fn collect_files(
     // link to an ancestor cannot loop and a link to a sibling does not read it twice.
     let root = Root::new(path);
     let mut visited = FxHashSet::default();
-    visited.extend(std::fs::canonicalize(path).ok());
+    visited.extend(dir_identity(path));
     let mut read = |dir: &Path| match listings.remove(dir) {
         Some(listing) => Ok(listing),
         None => walk::list(dir, &root),
@@ -144,8 +157,8 @@ fn collect_files(
         match entry.kind {
             Kind::Dir => {
                 // Each directory once, however it is reached (itself, or a link to it).
-                if let Ok(canonical) = std::fs::canonicalize(&entry.path)
-                    && !visited.insert(canonical)
+                if let Some(id) = dir_identity(&entry.path)
+                    && !visited.insert(id)
                 {
                     continue;
                 }
@@ -173,6 +186,36 @@ fn collect_files(
         }
     }
     Ok(())
+}
+
+/// Checks that a catalog's path exists (the error loading it would give when it does not).
+pub(crate) fn check_source(source: &CatalogSource) -> Result<(), LoadError> {
+    if crate::input::is_stdin(&source.path) {
+        return Ok(());
+    }
+    match std::fs::metadata(&source.path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(LoadError::MissingPath {
+            catalog: source.name.clone(),
+            path: source.path.clone(),
+        }),
+        Err(e) => Err(io_error(&source.path, e)),
+    }
+}
+
+/// What tells a directory from every other, however it is reached: its device and inode
+/// (one `stat`; resolving the canonical path instead reads every link of every component).
+#[cfg(unix)]
+fn dir_identity(path: &Path) -> Option<(u64, u64, PathBuf)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.dev(), m.ino(), PathBuf::new()))
+}
+
+/// What tells a directory from every other: its canonical path.
+#[cfg(not(unix))]
+fn dir_identity(path: &Path) -> Option<(u64, u64, PathBuf)> {
+    Some((0, 0, std::fs::canonicalize(path).ok()?))
 }
 
 /// Bytes of a file to read (0 when it cannot be looked up: reading it will say why).
@@ -271,6 +314,9 @@ impl CatalogSet {
             None => Vec::new(),
         };
         let tracker = Tracker::start(progress, Task::LoadCatalogs, sizes.iter().sum());
+        if let Some(dir) = &opts.cache_dir {
+            return cached::load(sources, &jobs, opts, dir, &tracker);
+        }
         let results = parallel_map(&jobs, |j| {
             let r = parse_file(j, opts);
             if tracker.is_active() {
@@ -279,10 +325,17 @@ impl CatalogSet {
             r
         });
         let results: Vec<Records> = results.into_iter().collect::<Result<_, _>>()?;
-        let infos = sources.iter().map(CatalogInfo::of).collect();
+        let infos: Vec<CatalogInfo> = sources.iter().map(CatalogInfo::of).collect();
+        note_loaded(&infos, &format!("assembled from {} files", jobs.len()));
         let files = jobs.iter().map(|j| j.catalog).zip(results).collect();
         assemble_files(infos, files)
     }
+}
+
+/// Says (in the log, at debug level) that the set of `infos` was loaded, and how.
+pub(super) fn note_loaded(infos: &[CatalogInfo], how: &str) {
+    let names: Vec<&str> = infos.iter().map(|c| c.name.as_str()).collect();
+    log::debug!("catalog set of {}: {how}", names.join(", "));
 }
 
 /// Builds the set from every file's records, each with its catalog's index into `infos`

@@ -10,6 +10,7 @@ mod intern;
 mod model;
 mod mutate;
 mod set;
+mod table;
 mod view;
 pub(crate) mod walk;
 
@@ -19,11 +20,12 @@ pub use bundle_dir::{
 pub use channel::{ChannelError, ChannelGraph, Edge};
 pub use error::{LoadError, Warning, WarningKind};
 pub use fbc::{FileCache, LoadOptions, SourceFile, limits, locate, read_catalog};
-pub(crate) use fbc::{split_yaml, yaml_options};
+pub(crate) use fbc::{check_source, split_yaml_bounded, yaml_options};
 pub use intern::Interner;
 pub use model::{
     Bundle, BundleId, CatalogId, Channel, ChannelEntry, Deprecation, DeprecationRef, Gvk, GvkId,
     OpaqueProperty, Origin, Package, PackageId, PackageRequirement,
 };
 pub use set::{CatalogInfo, CatalogSet, CatalogSource};
+pub use table::{Bundles, Packages};
 pub use view::bundle_properties;

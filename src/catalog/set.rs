@@ -1,12 +1,14 @@
 //! The merged view of every loaded catalog, with interned ids and lookup indexes.
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
 use super::error::Warning;
 use super::intern::Interner;
 use super::model::{Bundle, BundleId, CatalogId, Deprecation, Gvk, GvkId, Package, PackageId};
+use super::table::{Bundles, Packages};
 
 /// A catalog to load: a name, a file or directory, and a priority (higher is preferred).
 ///
@@ -58,10 +60,14 @@ impl CatalogInfo {
 pub struct CatalogSet {
     /// Loaded catalogs, indexed by [`CatalogId`].
     pub catalogs: Vec<CatalogInfo>,
-    /// `olm.package` entries, sorted by (package name, catalog).
-    pub packages: Vec<Package>,
-    /// Bundles, indexed by [`BundleId`].
-    pub bundles: Vec<Bundle>,
+    /// `olm.package` entries, sorted by (package name, catalog). Reads as a slice; a set
+    /// read from the catalog cache decodes an entry when it is first looked up
+    /// ([`Packages::get`]), or every entry when it is walked.
+    pub packages: Packages,
+    /// Bundles, indexed by [`BundleId`]. Reads as a slice; a set read from the catalog cache
+    /// decodes a package's bundles when one of them is first looked up ([`Bundles::get`],
+    /// [`CatalogSet::bundle`]), or every bundle when they are walked.
+    pub bundles: Bundles,
     /// `olm.deprecations` entries.
     pub deprecations: Vec<Deprecation>,
     /// Non-fatal problems found while loading.
@@ -79,10 +85,14 @@ pub(crate) struct Index {
     pub bundles_of: Vec<Vec<BundleId>>,
     /// Bundles providing each GVK, in id order, indexed by [`GvkId`].
     pub providers: Vec<Vec<BundleId>>,
-    /// Per catalog (by id): bundle name → bundle.
-    pub by_name: Vec<FxHashMap<String, BundleId>>,
+    /// Per catalog (by id): bundle name → bundle (a set read from the cache builds it on
+    /// first lookup, from the bundles' names alone).
+    pub by_name: OnceLock<Vec<FxHashMap<String, BundleId>>>,
     /// (package, catalog) → position in `packages`.
     pub package_entry: FxHashMap<(PackageId, CatalogId), usize>,
+    /// Positions in `packages` of the entries with a channel that cannot be ordered, when
+    /// known without ordering every channel (a set read from the cache knows).
+    pub broken_channels: Option<Vec<usize>>,
 }
 
 impl CatalogSet {
@@ -100,7 +110,7 @@ impl CatalogSet {
     /// Rebuilds the lookup indexes, given each catalog's bundles by name.
     pub(crate) fn reindex_with(&mut self, by_name: Vec<FxHashMap<String, BundleId>>) {
         let mut index = Index {
-            by_name,
+            by_name: OnceLock::from(by_name),
             bundles_of: vec![Vec::new(); self.package_names.len()],
             providers: vec![Vec::new(); self.gvks.len()],
             ..Index::default()
@@ -164,11 +174,78 @@ impl CatalogSet {
 
     /// A bundle by catalog and name.
     pub fn find_bundle(&self, catalog: CatalogId, name: &str) -> Option<BundleId> {
-        self.index
-            .by_name
-            .get(catalog.0 as usize)?
-            .get(name)
-            .copied()
+        self.by_name().get(catalog.0 as usize)?.get(name).copied()
+    }
+
+    /// Per catalog: bundle name → bundle.
+    pub(crate) fn by_name(&self) -> &[FxHashMap<String, BundleId>] {
+        self.index.by_name.get_or_init(|| {
+            let mut by_name = vec![FxHashMap::default(); self.catalogs.len()];
+            let mut add = |c: CatalogId, name: String, id: BundleId| {
+                if let Some(m) = by_name.get_mut(c.0 as usize) {
+                    m.insert(name, id);
+                }
+            };
+            match self.bundles.units() {
+                Some(units) => {
+                    let names = units.names();
+                    let ids = units.spans().iter().flat_map(|s| {
+                        (s.first..s.first + s.count).map(move |i| (s.catalog, BundleId(i)))
+                    });
+                    for ((c, id), name) in ids.zip(names) {
+                        add(c, name, id);
+                    }
+                }
+                None => {
+                    for b in &self.bundles {
+                        add(b.catalog, b.name.clone(), b.id);
+                    }
+                }
+            }
+            by_name
+        })
+    }
+
+    /// How many package entries (each with its bundles) a set read from the catalog cache
+    /// has decoded so far, of how many: `None` for a set assembled in memory, which holds
+    /// every entry decoded.
+    pub fn decoded_entries(&self) -> Option<(usize, usize)> {
+        let units = self.bundles.units()?;
+        Some((units.decoded(), units.spans().len()))
+    }
+
+    /// Why a set read from the catalog cache could not decode some package entry (its
+    /// bytes did not check out): that entry then reads as empty, and no answer may be taken
+    /// from the set. The damaged cache entry has been removed; loading again rebuilds it.
+    /// `None` for a sound set (and for every set assembled in memory).
+    pub fn cache_damage(&self) -> Option<&str> {
+        self.bundles.units().and_then(|u| u.damage())
+    }
+
+    /// True when some bundle states a constraint (`olm.constraint` or an alias form). A set
+    /// read from the catalog cache has none (such sets are not stored) and decodes nothing
+    /// to say so.
+    pub fn has_constraints(&self) -> bool {
+        self.bundles.units().is_none()
+            && self
+                .bundles
+                .iter()
+                .any(|b| !b.requires_constraints.is_empty())
+    }
+
+    /// True when catalog `c` has at least one bundle (a set read from the catalog cache
+    /// decodes nothing to say so).
+    pub fn has_bundles_in(&self, c: CatalogId) -> bool {
+        match self.bundles.units() {
+            Some(units) => units.spans().iter().any(|s| s.catalog == c && s.count > 0),
+            None => self.bundles.iter().any(|b| b.catalog == c),
+        }
+    }
+
+    /// Positions in [`CatalogSet::packages`] of the entries that have a channel that cannot
+    /// be ordered, when the set knows them without ordering every channel.
+    pub(crate) fn broken_channel_hint(&self) -> Option<&[usize]> {
+        self.index.broken_channels.as_deref()
     }
 
     /// The `olm.package` entry of a package in a catalog.
@@ -183,7 +260,7 @@ impl CatalogSet {
 
     /// Every catalog's entry for a package, in catalog id order.
     pub fn package_entries(&self, package: PackageId) -> impl Iterator<Item = &Package> {
-        self.packages.iter().filter(move |p| p.id == package)
+        (0..self.catalogs.len()).filter_map(move |c| self.package_in(package, CatalogId(c as u32)))
     }
 
     /// A catalog by name.
@@ -204,10 +281,9 @@ impl CatalogSet {
 
     /// The distinct package names, in name order (a package in two catalogs once).
     pub fn package_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .packages
-            .iter()
-            .map(|p| self.package_name(p.id).to_string())
+        let mut names: Vec<String> = (0..self.packages.len())
+            .filter_map(|i| self.packages.key_at(i))
+            .map(|(p, _)| self.package_name(p).to_string())
             .collect();
         names.sort();
         names.dedup();

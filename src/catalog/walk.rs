@@ -134,8 +134,12 @@ pub(crate) fn kind_of(path: &Path, root: &Root) -> Result<Kind, LoadError> {
 
 /// What a symbolic link is: what it points at, when that is inside the root.
 fn link_kind(path: &Path, root: &Root) -> Kind {
-    let Ok(target) = std::fs::canonicalize(path) else {
-        return Kind::Skipped("a link whose target does not exist".into());
+    let target = match std::fs::canonicalize(path) {
+        Ok(t) => t,
+        Err(e) if is_link_loop(&e) => {
+            return Kind::Skipped("a link that loops (it leads back to itself)".into());
+        }
+        Err(_) => return Kind::Skipped("a link whose target does not exist".into()),
     };
     if !root.contains(&target) {
         return Kind::Skipped(format!(
@@ -148,6 +152,20 @@ fn link_kind(path: &Path, root: &Root) -> Kind {
         Ok(m) => of_type(&m.file_type()),
         Err(_) => Kind::Skipped("a link whose target cannot be read".into()),
     }
+}
+
+/// True for the error of a chain of links that never ends (ELOOP).
+fn is_link_loop(e: &std::io::Error) -> bool {
+    let eloop = if cfg!(any(
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd"
+    )) {
+        62
+    } else {
+        40
+    };
+    cfg!(unix) && e.raw_os_error() == Some(eloop)
 }
 
 fn of_type(t: &std::fs::FileType) -> Kind {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 
 use deppy::advanced::cluster::{
-    Binding, ClusterOptions, ClusterState, StateError, Status, read_paths,
+    Binding, ClusterOptions, ClusterState, Meter, ReadOptions, StateError, Status, read_paths_with,
 };
 use deppy::advanced::explain::Detail;
 use deppy::advanced::request::Request;
@@ -18,8 +18,9 @@ use super::{EXIT_FAILED, EXIT_GAVE_UP, EXIT_OK, Format, report};
 #[derive(Debug, Subcommand)]
 pub enum ClusterCommand {
     /// Resolve every namespace with a Subscription, as OLM would, from a dump of the
-    /// cluster's objects (exit 0 all resolved, 1 any unsatisfiable or blocked, 2 bad input,
-    /// 3 a budget ran out, 4 the output could not be written).
+    /// cluster's objects (exit 0 all resolved, 1 any unsatisfiable or blocked or an
+    /// InstallPlan OLM will refuse, 2 bad input, 3 a budget ran out, 4 the output could not be
+    /// written).
     Resolve(ResolveArgs),
 }
 
@@ -38,6 +39,10 @@ pub struct ResolveArgs {
     /// has catalogs).
     #[arg(long, value_name = "NS")]
     pub global_namespace: Option<String>,
+    /// The namespace of namespaced objects that name none, in STATE and --apply files (as
+    /// `kubectl apply -n NS -f`); without it such an object is an error.
+    #[arg(short = 'n', long = "namespace", value_name = "NS")]
+    pub namespace: Option<String>,
     /// What if: objects in FILE replace the objects of the same kind, namespace and name, or
     /// are added, as `kubectl apply -f FILE` would (repeatable; `-` reads standard input).
     #[arg(long = "apply", value_name = "FILE")]
@@ -78,8 +83,12 @@ fn policy(path: &Path) -> anyhow::Result<Request> {
 }
 
 /// Reads state files and directories, warning about entries it did not read.
-fn dump(paths: &[PathBuf]) -> Result<deppy::advanced::cluster::Dump, StateError> {
-    let dump = read_paths(paths)?;
+fn dump(
+    paths: &[PathBuf],
+    opts: &ReadOptions,
+    meter: &Meter,
+) -> Result<deppy::advanced::cluster::Dump, StateError> {
+    let dump = read_paths_with(paths, opts, meter)?;
     report::warnings(&dump.warnings);
     Ok(dump)
 }
@@ -87,9 +96,16 @@ fn dump(paths: &[PathBuf]) -> Result<deppy::advanced::cluster::Dump, StateError>
 /// Runs a cluster subcommand and returns its exit code.
 pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
     let ClusterCommand::Resolve(args) = cmd;
-    let mut state = ClusterState::from_dump(dump(&args.state)?)?;
+    let solve = args.budget.options();
+    // Reading the state is within the time budget, and what it keeps within the memory one.
+    let meter = Meter::new(solve.deadline, solve.max_memory);
+    let read = ReadOptions {
+        namespace: args.namespace.clone(),
+    };
+    let mut state = ClusterState::from_dump(dump(&args.state, &read, &meter)?)?;
     for f in &args.apply {
-        state.apply(ClusterState::from_dump(dump(std::slice::from_ref(f))?)?);
+        let changes = dump(std::slice::from_ref(f), &read, &meter)?;
+        state.apply(ClusterState::from_dump(changes)?);
     }
     let bindings = args
         .catalogs
@@ -100,7 +116,7 @@ pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
         global_namespace: args.global_namespace.clone(),
         policy: args.policy.as_deref().map(policy).transpose()?,
         load: super::load_options(),
-        solve: args.budget.options(),
+        solve,
         detail: args.explain,
     };
     // The objects of other kinds that were skipped: notes, shown with `-v`.
@@ -115,7 +131,9 @@ pub fn run(cmd: ClusterCommand) -> anyhow::Result<u8> {
         deppy::advanced::explain::cluster::render(&answer)
     })?;
     args.file.emit(&text, args.output.content())?;
+    // "Will this go through?" is no when OLM will refuse an InstallPlan.
     Ok(match answer.status {
+        Status::Resolved if answer.install_would_fail() => EXIT_FAILED,
         Status::Resolved => EXIT_OK,
         Status::GaveUp => EXIT_GAVE_UP,
         Status::Unsatisfiable | Status::Blocked => EXIT_FAILED,

@@ -45,7 +45,7 @@ pub const EXIT_CODES: [(u8, &str); 5] = [
     ),
     (
         EXIT_FAILED,
-        "the answer is no: unsatisfiable; `why` TARGET not in the answer; `why-not` TARGET in it; an invalid catalog; a bundle not installable or a channel head that cannot be checked; scenario differences",
+        "the answer is no: unsatisfiable; `why` TARGET not in the answer; `why-not` TARGET in it; an invalid catalog; a bundle not installable or a channel head that cannot be checked; an InstallPlan OLM will refuse (`cluster resolve`); scenario differences",
     ),
     (
         EXIT_BAD_INPUT,
@@ -53,7 +53,7 @@ pub const EXIT_CODES: [(u8, &str); 5] = [
     ),
     (
         EXIT_GAVE_UP,
-        "a budget ran out (time, conflicts, memory) before an answer; what was proven by then is printed",
+        "a budget ran out (time, conflicts, memory) before an answer; what was proven by then is printed, or, for a stage that proves nothing (reading a cluster state), the error names it",
     ),
     (
         EXIT_OUTPUT,
@@ -80,11 +80,17 @@ pub struct Cli {
     /// empty), always, never.
     #[arg(long, global = true, value_enum, default_value_t = diagnostic::ColorChoice::Auto)]
     color: diagnostic::ColorChoice,
-    /// Keep each catalog file's parsed records in DIR and reuse them while the file is
-    /// unchanged (keyed by a hash of its contents; corrupt entries are rebuilt). Also
+    /// Keep each catalog file's parsed records, and the catalog set assembled from them, in
+    /// DIR and reuse them while the files are unchanged (a file whose size, times, inode and
+    /// device are as recorded is not read again; corrupt entries are rebuilt). Also
     /// DEPPY_CACHE_DIR. Off when not given.
     #[arg(long, global = true, value_name = "DIR", env = "DEPPY_CACHE_DIR")]
     cache_dir: Option<std::path::PathBuf>,
+    /// With --cache-dir: read and hash every catalog file to tell whether it changed, instead
+    /// of trusting unchanged metadata (size, modification and status-change times, inode,
+    /// device). Also DEPPY_VERIFY_CACHE=1.
+    #[arg(long, global = true, env = "DEPPY_VERIFY_CACHE")]
+    verify_cache: bool,
     /// Print errors only: no warnings, no notes.
     #[arg(short, long, global = true)]
     quiet: bool,
@@ -93,13 +99,17 @@ pub struct Cli {
     verbose: u8,
 }
 
-/// The catalog cache directory of this run, set once from `--cache-dir`.
-static CACHE_DIR: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+/// The catalog cache directory of this run, set once from `--cache-dir`, and
+/// `--verify-cache`.
+static CACHE_DIR: std::sync::OnceLock<(Option<std::path::PathBuf>, bool)> =
+    std::sync::OnceLock::new();
 
 /// How this run loads catalogs (the catalog cache of `--cache-dir`).
 pub(crate) fn load_options() -> deppy::advanced::catalog::LoadOptions {
+    let (cache_dir, verify_cache) = CACHE_DIR.get().cloned().unwrap_or_default();
     deppy::advanced::catalog::LoadOptions {
-        cache_dir: CACHE_DIR.get().cloned().flatten(),
+        cache_dir,
+        verify_cache,
         ..Default::default()
     }
 }
@@ -183,7 +193,7 @@ impl Format {
 
 /// Runs a parsed command and returns its exit code.
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
-    let _ = CACHE_DIR.set(cli.cache_dir.clone());
+    let _ = CACHE_DIR.set((cli.cache_dir.clone(), cli.verify_cache));
     match cli.command {
         Command::Catalog(cmd) => catalog::run(cmd),
         Command::Resolve(args) => resolve::resolve(args),
@@ -207,7 +217,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
-/// The exit code of an error: [`EXIT_OUTPUT`] when the result could not be written, else
+/// The exit code of an error: [`EXIT_OUTPUT`] when the result could not be written,
+/// [`EXIT_GAVE_UP`] when a budget ran out before there was an answer to print, else
 /// [`EXIT_BAD_INPUT`].
 pub fn exit_code_of(err: &anyhow::Error) -> u8 {
     let output = err.chain().any(|c| {
@@ -215,5 +226,17 @@ pub fn exit_code_of(err: &anyhow::Error) -> u8 {
             || c.downcast_ref::<deppy::advanced::atomic::WriteError>()
                 .is_some()
     });
-    if output { EXIT_OUTPUT } else { EXIT_BAD_INPUT }
+    let budget = err.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<deppy::advanced::cluster::StateError>(),
+            Some(deppy::advanced::cluster::StateError::Budget { .. })
+        )
+    });
+    if output {
+        EXIT_OUTPUT
+    } else if budget {
+        EXIT_GAVE_UP
+    } else {
+        EXIT_BAD_INPUT
+    }
 }

@@ -72,9 +72,20 @@ pub fn colored() -> bool {
     COLOR.load(Ordering::Relaxed)
 }
 
-/// `error: message` (bold red `error` when coloured), without a newline.
+/// `error: message` (bold red `error` when coloured), without a newline. The message is
+/// one line: a line break inside it (a file or object named so) is shown as `\n`, so it
+/// cannot start a line of its own.
 pub fn error_head(message: &str) -> String {
-    format!("{}: {}", paint("error", RED), escape(message))
+    format!("{}: {}", paint("error", RED), escape(&one_line(message)))
+}
+
+/// `text` with its line breaks written `\n` (and `\r`).
+fn one_line(text: &str) -> Cow<'_, str> {
+    if text.contains(['\n', '\r']) {
+        Cow::Owned(text.replace('\n', "\\n").replace('\r', "\\r"))
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// Prints `warning: message` on stderr, unless `-q`.
@@ -101,7 +112,8 @@ pub fn warnings<T: Display>(all: &[T]) {
 /// One line on stderr: `head: message`. Errors writing stderr are ignored: there is nowhere
 /// left to report them.
 fn say(head: &str, message: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{head}: {}", escape(message));
+    let line = one_line(message);
+    let _ = writeln!(std::io::stderr().lock(), "{head}: {}", escape(&line));
 }
 
 const RED: &str = "\x1b[1;31m";

@@ -140,6 +140,15 @@ impl ClusterAnswer {
         }
     }
 
+    /// True when OLM will refuse a namespace's InstallPlan (a Subscription has
+    /// `installWouldFail`): the namespaces resolve, but the changes will not go through.
+    pub fn install_would_fail(&self) -> bool {
+        self.namespaces
+            .iter()
+            .flat_map(|n| &n.subscriptions)
+            .any(|s| s.install_would_fail.is_some())
+    }
+
     /// The same answer with OLM v1's extensions: an unsatisfiable one makes the whole
     /// answer unsatisfiable.
     pub(crate) fn with_extensions(

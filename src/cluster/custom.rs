@@ -15,8 +15,11 @@ pub struct Custom {
     pub api_version: String,
     /// `kind`.
     pub kind: String,
-    /// `metadata.namespace` (empty when cluster-scoped).
+    /// `metadata.namespace` (empty when cluster-scoped, or not given).
     pub namespace: String,
+    /// The namespace `-n` gives when the object names none: its CRD says whether it is
+    /// namespaced (docs/cluster.md, "Input").
+    pub namespace_default: Option<String>,
     /// `metadata.name`.
     pub name: String,
     /// `metadata.uid` and `metadata.resourceVersion`: the same object seen twice has both.

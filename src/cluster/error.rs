@@ -58,6 +58,17 @@ pub enum StateError {
         /// What is wrong.
         message: String,
     },
+    /// A budget ran out outside the solver's search (the time budget in any stage, the
+    /// memory budget while the state is read).
+    #[error("{}", budget_message(*stage, *exhausted, detail))]
+    Budget {
+        /// The stage it ran out in.
+        stage: super::budget::Stage,
+        /// Which budget.
+        exhausted: super::budget::Exhausted,
+        /// Where, or what took the memory (may be empty).
+        detail: String,
+    },
     /// A `--policy` file cannot be used.
     #[error("--policy {file}: {message}")]
     Policy {
@@ -66,4 +77,20 @@ pub enum StateError {
         /// What is wrong.
         message: String,
     },
+}
+
+fn budget_message(
+    stage: super::budget::Stage,
+    exhausted: super::budget::Exhausted,
+    detail: &str,
+) -> String {
+    use super::budget::Exhausted;
+    let what = match exhausted {
+        Exhausted::Time => "the time budget".to_string(),
+        Exhausted::Memory(max) => format!("the memory budget ({})", super::budget::mib(max)),
+    };
+    match detail {
+        "" => format!("{what} ran out while {stage}"),
+        d => format!("{what} ran out while {stage}: {d}"),
+    }
 }

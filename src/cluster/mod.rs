@@ -15,6 +15,7 @@
 //! ```
 
 mod answer;
+mod budget;
 mod crd;
 mod csv;
 mod custom;
@@ -32,6 +33,7 @@ pub use answer::{
     ApiHolder, ClusterAnswer, ClusterWarning, CrdCheck, NamespaceAnswer, SelectedAnswer, Status,
     SubscriptionAnswer,
 };
+pub use budget::{Exhausted, Meter, Stage};
 pub use crd::ClusterCrds;
 pub use csv::PROPERTIES_ANNOTATION;
 pub use custom::Custom;
@@ -44,6 +46,9 @@ pub use object::{
     Skipped, Source, SubscriptionSpec, SubscriptionStatus,
 };
 pub use precheck::Precheck;
-pub use read::{Dump, read_paths, read_text};
+pub use read::{
+    Dump, MAX_DOCUMENTS_PER_FILE, MAX_OBJECT_SIZE, MAX_OBJECTS_PER_DOCUMENT, ReadOptions,
+    read_paths, read_paths_with, read_text, read_text_with,
+};
 pub use resolve::{Binding, ClusterOptions, plan_cluster, resolve_cluster};
 pub use state::ClusterState;

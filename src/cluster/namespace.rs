@@ -2,6 +2,7 @@
 //! requirements, its CSVs as installed bundles, and what stops OLM from resolving it at all
 //! (docs/semantics.md §9).
 
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
 use super::csv;
@@ -86,12 +87,36 @@ fn required_field(o: &Object, field: &str, value: Option<&String>) -> Result<Str
     }
 }
 
-/// Plans namespace `ns`: `catalogs` are every catalog of the state (CatalogSources and
-/// bindings), `global` the global catalog namespace.
-pub fn plan(
+/// The catalogs of a state by namespace, so that a namespace finds its own and the global
+/// ones without a scan of all.
+pub(crate) struct CatalogIndex<'c> {
+    by_namespace: BTreeMap<&'c str, Vec<&'c VisibleCatalog>>,
+}
+
+impl<'c> CatalogIndex<'c> {
+    /// Indexes `catalogs` (every catalog of the state: CatalogSources and bindings).
+    pub(crate) fn new(catalogs: &'c [VisibleCatalog]) -> CatalogIndex<'c> {
+        let mut by_namespace: BTreeMap<&str, Vec<&VisibleCatalog>> = BTreeMap::new();
+        for c in catalogs {
+            by_namespace
+                .entry(c.namespace.as_str())
+                .or_default()
+                .push(c);
+        }
+        CatalogIndex { by_namespace }
+    }
+
+    fn of(&self, ns: &str) -> &[&'c VisibleCatalog] {
+        self.by_namespace.get(ns).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Plans namespace `ns`: `catalogs` indexes every catalog of the state (CatalogSources and
+/// bindings), `global` is the global catalog namespace.
+pub(crate) fn plan(
     state: &ClusterState,
     ns: &str,
-    catalogs: &[VisibleCatalog],
+    catalogs: &CatalogIndex<'_>,
     global: &str,
 ) -> Result<NamespacePlan, StateError> {
     let subs: Vec<&Object> = state.in_namespace(KindName::Subscription, ns).collect();
@@ -111,11 +136,11 @@ pub fn plan(
     let excluded = groups
         .first()
         .is_some_and(|g| g.annotation(EXCLUDE_GLOBAL) == Some("true"));
-    let visible: Vec<VisibleCatalog> = catalogs
-        .iter()
-        .filter(|c| c.namespace == ns || (c.namespace == global && !excluded))
-        .cloned()
-        .collect();
+    let mut visible: Vec<VisibleCatalog> = catalogs.of(ns).iter().map(|c| (*c).clone()).collect();
+    if ns != global && !excluded {
+        visible.extend(catalogs.of(global).iter().map(|c| (*c).clone()));
+    }
+    visible.sort_by(|a, b| a.name.cmp(&b.name));
     let mut subscriptions = Vec::new();
     let mut request = Request {
         keep_installed: true,
@@ -126,30 +151,13 @@ pub fn plan(
             .collect(),
         ..Request::default()
     };
+    let csv_names: HashSet<&str> = csvs.iter().map(|o| o.name()).collect();
     // `subs` holds Subscriptions only, so the `filter_map` keeps every one of them.
     for (o, spec, status) in subs
         .iter()
         .filter_map(|o| subscription(o).map(|(spec, status)| (*o, spec, status)))
     {
-        let package = required_field(o, "spec.name", spec.name.as_ref())?;
-        let source = required_field(o, "spec.source", spec.source.as_ref())?;
-        let source_ns = required_field(o, "spec.sourceNamespace", spec.source_namespace.as_ref())?;
-        let installed = status
-            .installed_csv
-            .clone()
-            .filter(|c| csvs.iter().any(|o| o.name() == c));
-        let starting_csv = spec
-            .starting_csv
-            .clone()
-            .filter(|s| !s.is_empty() && installed.is_none());
-        let r = SubscriptionRef {
-            name: o.name().to_string(),
-            package,
-            channel: spec.channel.clone().filter(|c| !c.is_empty()),
-            catalog: format!("{source_ns}/{source}"),
-            installed,
-            starting_csv,
-        };
+        let r = subscription_ref(o, spec, status, &csv_names)?;
         request.require.push(Requirement {
             package: r.package.clone(),
             channel: r.channel.clone(),
@@ -160,18 +168,27 @@ pub fn plan(
         });
         subscriptions.push(r);
     }
+    // The packages of the Subscriptions that name each CSV as installed (OLM infers a
+    // CSV's package from them when exactly one package does).
+    let mut naming: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+    for s in &subscriptions {
+        if let Some(c) = s.installed.as_deref() {
+            naming.entry(c).or_default().insert(s.package.as_str());
+        }
+    }
     for c in &csvs {
-        let naming: Vec<&SubscriptionRef> = subscriptions
-            .iter()
-            .filter(|s| s.installed.as_deref() == Some(c.name()))
-            .collect();
-        let package = match naming.as_slice() {
-            [one] => Some(one.package.as_str()),
+        let packages = naming.get(c.name());
+        let package = match packages.map(|p| p.iter().collect::<Vec<_>>()).as_deref() {
+            Some([one]) => Some(**one),
             _ => None,
         };
-        request
-            .installed
-            .push(csv::installed_bundle(c, package, !naming.is_empty())?);
+        let bundle = csv::installed_bundle(c, package, packages.is_some())?;
+        if bundle.package.as_deref().is_none_or(str::is_empty) {
+            notes.push(Note::PackageUnknown {
+                csv: c.name().to_string(),
+            });
+        }
+        request.installed.push(bundle);
     }
     notes.extend(super::note::diagnose(
         state,
@@ -198,6 +215,35 @@ pub fn plan(
         request,
         blocked,
         notes,
+    })
+}
+
+/// A Subscription as the answer reports it (its installed CSV only when that CSV is in
+/// `csvs`, the namespace's CSVs by name).
+fn subscription_ref(
+    o: &Object,
+    spec: &SubscriptionSpec,
+    status: &SubscriptionStatus,
+    csvs: &HashSet<&str>,
+) -> Result<SubscriptionRef, StateError> {
+    let package = required_field(o, "spec.name", spec.name.as_ref())?;
+    let source = required_field(o, "spec.source", spec.source.as_ref())?;
+    let source_ns = required_field(o, "spec.sourceNamespace", spec.source_namespace.as_ref())?;
+    let installed = status
+        .installed_csv
+        .clone()
+        .filter(|c| csvs.contains(c.as_str()));
+    let starting_csv = spec
+        .starting_csv
+        .clone()
+        .filter(|s| !s.is_empty() && installed.is_none());
+    Ok(SubscriptionRef {
+        name: o.name().to_string(),
+        package,
+        channel: spec.channel.clone().filter(|c| !c.is_empty()),
+        catalog: format!("{source_ns}/{source}"),
+        installed,
+        starting_csv,
     })
 }
 

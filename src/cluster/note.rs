@@ -75,6 +75,14 @@ pub enum Note {
         /// The Subscription.
         subscription: String,
     },
+    /// A CSV whose package is not known: it has no `operatorframework.io/properties`
+    /// annotation naming it, and the Subscriptions naming it as installed are not of one
+    /// package. OLM cannot tell it from another operator's, so a second CSV of the same
+    /// operator may be installed beside it.
+    PackageUnknown {
+        /// The CSV.
+        csv: String,
+    },
     /// A warning of the resolution itself (deprecations, malformed unused channels).
     Resolution(String),
 }
@@ -143,12 +151,13 @@ pub(super) fn diagnose(
             out.extend(pending_plan(state, ns, s, status));
         }
     }
+    let names: std::collections::HashSet<&str> = csvs.iter().map(|c| c.name()).collect();
     for new in csvs {
         let Kind::ClusterServiceVersion(spec, _) = &new.kind else {
             continue;
         };
         if let Some(old) = spec.replaces.as_deref()
-            && csvs.iter().any(|c| c.name() == old)
+            && names.contains(old)
         {
             out.push(Note::UpgradeInProgress {
                 old: old.to_string(),

@@ -18,20 +18,27 @@ pub struct Source {
     pub document: usize,
     /// Index in the document's `items`, for an object of a `List`.
     pub item: Option<usize>,
+    /// For an object of a list inside that item (kubectl flattens lists at any depth), its
+    /// index in the item's `items`, and so on inwards.
+    pub nested: Vec<usize>,
 }
 
 impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (document {}", self.file, self.document)?;
+        let file = super::read::escape_newlines(&self.file);
+        write!(f, "{file} (document {}", self.document)?;
         if let Some(i) = self.item {
             write!(f, ", items[{i}]")?;
+            for j in &self.nested {
+                write!(f, ".items[{j}]")?;
+            }
         }
         f.write_str(")")
     }
 }
 
 /// A Subscription's `spec`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionSpec {
     /// The package (`spec.name`).
@@ -68,7 +75,7 @@ pub struct Condition {
 }
 
 /// A reference to another object by name (and namespace).
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct ObjectRef {
     /// Name.
     #[serde(default)]
@@ -79,7 +86,7 @@ pub struct ObjectRef {
 }
 
 /// A Subscription's `status`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionStatus {
     /// The CSV the Subscription installed.
@@ -100,7 +107,7 @@ pub struct SubscriptionStatus {
 }
 
 /// A CRD an operator owns or requires, as a CSV lists it.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct CrdDescription {
     /// `<plural>.<group>`.
     #[serde(default)]
@@ -114,7 +121,7 @@ pub struct CrdDescription {
 }
 
 /// A CSV's owned and required CRDs.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct CrdDescriptions {
     /// Owned.
     #[serde(default)]
@@ -125,7 +132,7 @@ pub struct CrdDescriptions {
 }
 
 /// An API service an operator owns or requires.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct ApiServiceDescription {
     /// Plural name.
     #[serde(default)]
@@ -142,7 +149,7 @@ pub struct ApiServiceDescription {
 }
 
 /// A CSV's owned and required API services.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct ApiServiceDescriptions {
     /// Owned.
     #[serde(default)]
@@ -164,7 +171,7 @@ pub struct InstallMode {
 }
 
 /// A ClusterServiceVersion's `spec`, without the install strategy, icons and descriptions.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct CsvSpec {
     /// The operator's version (semver).
@@ -186,7 +193,7 @@ pub struct CsvSpec {
 }
 
 /// A ClusterServiceVersion's `status`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct CsvStatus {
     /// e.g. `Succeeded`, `Failed`, `Replacing`.
     pub phase: Option<String>,
@@ -197,7 +204,7 @@ pub struct CsvStatus {
 }
 
 /// A CatalogSource's `spec`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogSourceSpec {
     /// `grpc`, `configmap` or `internal`.
@@ -214,7 +221,7 @@ pub struct CatalogSourceSpec {
 }
 
 /// An OperatorGroup's `spec`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct OperatorGroupSpec {
     /// The namespaces its operators watch; absent or empty (without a selector) means all.
@@ -224,14 +231,14 @@ pub struct OperatorGroupSpec {
 }
 
 /// An OperatorGroup's `status`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct OperatorGroupStatus {
     /// The namespaces OLM resolved its targets to (`""` for all).
     pub namespaces: Option<Vec<String>>,
 }
 
 /// An InstallPlan's `spec`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct InstallPlanSpec {
     /// `Automatic` or `Manual`.
@@ -245,14 +252,14 @@ pub struct InstallPlanSpec {
 }
 
 /// An InstallPlan's `status`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct InstallPlanStatus {
     /// e.g. `RequiresApproval`, `Complete`.
     pub phase: Option<String>,
 }
 
 /// The kinds of `operators.coreos.com` deppy reads, with their typed parts.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Kind {
     /// `Subscription`.
     Subscription(SubscriptionSpec, SubscriptionStatus),
@@ -316,6 +323,11 @@ impl KindName {
             "InstallPlan" => KindName::InstallPlan,
             _ => return None,
         })
+    }
+
+    /// True for the kinds that live in a namespace (OLM v0's); OLM v1's are cluster-scoped.
+    pub fn is_namespaced(self) -> bool {
+        !matches!(self, KindName::ClusterCatalog | KindName::ClusterExtension)
     }
 
     /// The kind's name.

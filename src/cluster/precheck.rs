@@ -2,7 +2,9 @@
 //! starting CSV must exist. A Subscription that fails one makes its namespace unsatisfiable,
 //! with OLM's own message (docs/semantics.md §9).
 
-use super::namespace::NamespacePlan;
+use std::collections::HashSet;
+
+use super::namespace::{NamespacePlan, SubscriptionRef};
 use super::note::Note;
 use crate::catalog::{CatalogSet, PackageId};
 
@@ -24,6 +26,9 @@ pub enum Precheck {
         package: String,
         /// The installed CSV of the Subscription, when there is one.
         installed: Option<String>,
+        /// The catalog's packages that have a channel of the name `spec.name` gives (it
+        /// names the package, not a channel), by name.
+        channel_of: Vec<String>,
     },
     /// The package has no such channel in the catalog.
     NoChannel {
@@ -53,7 +58,7 @@ pub fn subscriptions(plan: &NamespacePlan, set: &CatalogSet) -> Vec<Precheck> {
     for s in &plan.subscriptions {
         let catalog = set
             .catalog_id(&s.catalog)
-            .filter(|c| set.bundles.iter().any(|b| b.catalog == *c));
+            .filter(|c| set.has_bundles_in(*c));
         let Some(c) = catalog else {
             out.push(Precheck::NoCatalog {
                 subscription: s.name.clone(),
@@ -70,10 +75,19 @@ pub fn subscriptions(plan: &NamespacePlan, set: &CatalogSet) -> Vec<Precheck> {
                 .any(|b| set.bundle(*b).is_some_and(|b| b.catalog == c))
         });
         let Some(entry) = entry.filter(|_| has_bundles) else {
+            let mut channel_of: Vec<String> = set
+                .packages
+                .iter()
+                .filter(|p| p.catalog == c && p.channels.iter().any(|ch| ch.name == s.package))
+                .map(|p| set.package_name(p.id).to_string())
+                .collect();
+            channel_of.sort();
+            channel_of.dedup();
             out.push(Precheck::NoPackage {
                 subscription: s.name.clone(),
                 package: s.package.clone(),
                 installed: s.installed.clone(),
+                channel_of,
             });
             continue;
         };
@@ -107,8 +121,10 @@ pub fn subscriptions(plan: &NamespacePlan, set: &CatalogSet) -> Vec<Precheck> {
     out
 }
 
-/// CSVs no Subscription references that share a package with a Subscription.
-pub(crate) fn left_over(plan: &NamespacePlan) -> Vec<Note> {
+/// CSVs no Subscription references that are in a Subscription's way: of its package, or,
+/// when their package is unknown, providing an API that a bundle of the Subscription's
+/// package in its catalog provides too (only one provider of an API can be installed).
+pub(crate) fn left_over(plan: &NamespacePlan, set: &CatalogSet) -> Vec<Note> {
     let mut out = Vec::new();
     let upgrading = |csv: &str| {
         plan.notes
@@ -121,10 +137,22 @@ pub(crate) fn left_over(plan: &NamespacePlan) -> Vec<Note> {
         .iter()
         .filter(|i| i.keep && !upgrading(&i.bundle))
     {
-        let Some(pkg) = i.package.as_deref().filter(|p| !p.is_empty()) else {
-            continue;
+        let in_the_way: Vec<&SubscriptionRef> = match i.package.as_deref().filter(|p| !p.is_empty())
+        {
+            Some(pkg) => plan
+                .subscriptions
+                .iter()
+                .filter(|s| s.package == pkg)
+                .collect(),
+            None => {
+                let apis = provided_apis(&i.properties);
+                plan.subscriptions
+                    .iter()
+                    .filter(|s| !apis.is_empty() && offers_api(set, s, &apis))
+                    .collect()
+            }
         };
-        for s in plan.subscriptions.iter().filter(|s| s.package == pkg) {
+        for s in in_the_way {
             out.push(Note::LeftOverCsv {
                 csv: i.bundle.clone(),
                 subscription: s.name.clone(),
@@ -132,4 +160,38 @@ pub(crate) fn left_over(plan: &NamespacePlan) -> Vec<Note> {
         }
     }
     out
+}
+
+/// The APIs (group, version, kind) of an installed bundle's `olm.gvk` properties.
+fn provided_apis(properties: &[serde_json::Value]) -> HashSet<(String, String, String)> {
+    properties
+        .iter()
+        .filter(|p| p.get("type").and_then(serde_json::Value::as_str) == Some("olm.gvk"))
+        .filter_map(|p| {
+            let v = p.get("value")?;
+            let s = |k: &str| {
+                v.get(k)
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_string)
+            };
+            Some((s("group")?, s("version")?, s("kind")?))
+        })
+        .collect()
+}
+
+/// Whether a bundle of the Subscription's package in its catalog provides one of `apis`.
+fn offers_api(
+    set: &CatalogSet,
+    s: &SubscriptionRef,
+    apis: &HashSet<(String, String, String)>,
+) -> bool {
+    let (Some(c), Some(p)) = (set.catalog_id(&s.catalog), set.package_id(&s.package)) else {
+        return false;
+    };
+    set.bundles_of(p)
+        .iter()
+        .filter_map(|b| set.bundle(*b))
+        .filter(|b| b.catalog == c)
+        .flat_map(|b| b.provides.iter().filter_map(|g| set.gvk(*g)))
+        .any(|g| apis.contains(&(g.group.clone(), g.version.clone(), g.kind.clone())))
 }

@@ -1,20 +1,40 @@
 //! Reading a cluster dump: files and directories (walked in sorted order), each a stream of
 //! YAML documents or JSON values, each an object or a `List` of them (the output of `kubectl
-//! get -o yaml|json`, or a must-gather tree). Every document is read in one pass into the
-//! typed parts of its kind; what deppy does not read is skipped without being built.
+//! get -o yaml|json`, or a must-gather tree). Lists are flattened at any depth, as kubectl's
+//! `FlattenListVisitor` does, and their items are handled one at a time as they are parsed;
+//! every document is read in one pass into the typed parts of its kind, and what deppy does
+//! not read is skipped without being built. A namespaced object without a namespace takes
+//! the one given ([`ReadOptions::namespace`], `-n`), as `kubectl apply -n NS -f` gives it.
+//!
+//! Limits (docs/reliability.md): the file size of every input, 1,000,000 documents a file,
+//! 1,000,000 objects a document, 16 MiB an object kept whole, and the run's budgets ([`Meter`]:
+//! the time budget, and the memory budget for everything kept).
 
-use std::cell::RefCell;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-
-use super::custom::{self, Custom};
+use super::budget::{Meter, Stage};
+use super::custom::Custom;
 use super::error::StateError;
-use super::object::{Kind, KindName, Object, Skipped, Source};
+use super::object::{Object, Skipped};
 use crate::catalog::walk::{self, Root};
+
+mod body;
+mod doc;
+mod emit;
+mod meta;
+mod value;
+
+pub(super) use emit::{describe, escape_newlines};
+
+/// Most documents one state file may hold, as for catalog files.
+pub const MAX_DOCUMENTS_PER_FILE: usize = crate::catalog::limits::MAX_DOCUMENTS_PER_FILE;
+/// Most objects one document may hold (a `List`'s items, nested lists included).
+pub const MAX_OBJECTS_PER_DOCUMENT: usize = 1_000_000;
+/// The largest object kept whole (a custom resource, a CRD), counted as about its JSON size:
+/// the API server stores at most 1.5 MiB an object.
+pub const MAX_OBJECT_SIZE: u64 = 16 << 20;
 
 /// What a dump holds: the objects deppy reads, and what it skipped (by kind).
 #[derive(Debug, Default)]
@@ -30,21 +50,40 @@ pub struct Dump {
     pub warnings: Vec<String>,
 }
 
+/// How a state is read.
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// The namespace of namespaced objects that name none (`-n`, as `kubectl apply -n NS
+    /// -f` gives it); None: such an object is an error naming it.
+    pub namespace: Option<String>,
+}
+
 /// Reads every `.yaml`, `.yml` and `.json` file under `paths` (a file named is read
 /// whatever its extension; `-` is standard input). Directories are walked depth first in
 /// sorted name order, as catalog directories are: hidden entries are not looked at, and
 /// what is not a regular file or a directory (a FIFO, a device, a dangling link, a link out
 /// of the directory named) is never opened, with a warning when its name says it would
 /// have been read. Files are parsed in parallel; the first error in path order is returned.
+/// Objects without a namespace are an error (see [`read_paths_with`]).
 ///
 /// The example on [`crate::resolve_cluster`] reads a dump with it.
 pub fn read_paths(paths: &[PathBuf]) -> Result<Dump, StateError> {
+    read_paths_with(paths, &ReadOptions::default(), &Meter::unlimited())
+}
+
+/// [`read_paths`] with a default namespace and within the budgets of `meter` (a FIFO nobody
+/// writes is waited on until the time budget runs out).
+pub fn read_paths_with(
+    paths: &[PathBuf],
+    opts: &ReadOptions,
+    meter: &Meter,
+) -> Result<Dump, StateError> {
     let mut files = Vec::new();
     let mut warnings = Vec::new();
     for p in paths {
         collect_named(p, &mut files, &mut warnings)?;
     }
-    let parsed = crate::parallel::parallel_map(&files, |f| read_file(f));
+    let parsed = crate::parallel::parallel_map(&files, |f| read_file(f, opts, meter));
     let mut dump = Dump {
         warnings,
         ..Dump::default()
@@ -137,457 +176,79 @@ fn walk_dir(
     Ok(())
 }
 
-/// Reads one file: JSON when it ends in `.json` or its first non-blank character is `{`,
-/// else YAML.
-pub(crate) fn read_file(path: &Path) -> Result<Dump, StateError> {
-    let text = crate::input::read_text(path)?;
-    read_text(&path.display().to_string(), &text)
+/// True for a FIFO (named pipe): opening one waits for a writer.
+fn is_fifo(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
 }
 
-/// Reads the documents of one file's text (`file` names it in errors).
+/// The text of `path`; a FIFO is read on a thread of its own, waited on within the time
+/// budget (its writer may never come).
+fn text_of(path: &Path, meter: &Meter) -> Result<String, StateError> {
+    let Some(deadline) = meter.deadline().filter(|_| is_fifo(path)) else {
+        return Ok(crate::input::read_text(path)?);
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    let owned = path.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = tx.send(crate::input::read_text(&owned));
+    });
+    match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        Ok(read) => Ok(read?),
+        Err(_) => Err(StateError::Budget {
+            stage: Stage::Reading,
+            exhausted: super::budget::Exhausted::Time,
+            detail: format!(
+                "{} is a FIFO that nothing wrote to",
+                emit::escape_newlines(&path.display().to_string())
+            ),
+        }),
+    }
+}
+
+/// Reads one file: JSON when it ends in `.json`, or does not end in `.yaml` or `.yml` and
+/// its first non-blank character is `{`; else YAML.
+pub(crate) fn read_file(
+    path: &Path,
+    opts: &ReadOptions,
+    meter: &Meter,
+) -> Result<Dump, StateError> {
+    let text = text_of(path, meter)?;
+    read_text_with(&path.display().to_string(), &text, opts, meter)
+}
+
+/// Reads the documents of one file's text (`file` names it in errors), without a default
+/// namespace or budgets.
 pub fn read_text(file: &str, text: &str) -> Result<Dump, StateError> {
-    let json = file.ends_with(".json") || text.trim_start().starts_with('{');
-    let mut dump = Dump::default();
+    read_text_with(file, text, &ReadOptions::default(), &Meter::unlimited())
+}
+
+/// Reads the documents of one file's text (`file` names it in errors). A byte order mark
+/// is skipped, in JSON as in YAML.
+pub fn read_text_with(
+    file: &str,
+    text: &str,
+    opts: &ReadOptions,
+    meter: &Meter,
+) -> Result<Dump, StateError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let yaml = file.ends_with(".yaml") || file.ends_with(".yml");
+    let json = file.ends_with(".json") || (!yaml && text.trim_start().starts_with('{'));
+    let mut reader = doc::Reader::new(file, opts, meter);
     if json {
-        let stream = serde_json::Deserializer::from_str(text).into_iter::<Doc>();
-        FAILURE.with(|f| f.borrow_mut().take());
-        for (i, doc) in stream.enumerate() {
-            let source = Source {
-                file: file.to_string(),
-                document: i + 1,
-                item: None,
-            };
-            let doc = doc.map_err(|e| parse_error(&source, e.to_string()))?;
-            flatten(doc, source, &mut dump)?;
-        }
+        doc::read_json(&mut reader, text)?;
     } else {
-        for (i, chunk) in crate::catalog::split_yaml(text).iter().enumerate() {
-            let source = Source {
-                file: file.to_string(),
-                document: i + 1,
-                item: None,
-            };
-            let options = crate::catalog::limits::yaml_document_options(
-                &crate::catalog::yaml_options(),
-                chunk.text.len(),
-            );
-            FAILURE.with(|f| f.borrow_mut().take());
-            let doc: Doc = serde_saphyr::from_str_with_options(chunk.text, options)
-                .map_err(|e| parse_error(&source, yaml_message(&e, chunk.content_line)))?;
-            flatten(doc, source, &mut dump)?;
-        }
+        doc::read_yaml(&mut reader, text)?;
     }
-    Ok(dump)
-}
-
-fn yaml_message(e: &serde_saphyr::Error, first_line: usize) -> String {
-    let reason = crate::input::yaml_reason(e);
-    match e.location() {
-        Some(l) => format!(
-            "{} (line {})",
-            strip_location(&reason),
-            first_line + usize::try_from(l.line()).unwrap_or(1).saturating_sub(1)
-        ),
-        None => reason,
-    }
-}
-
-fn strip_location(m: &str) -> &str {
-    m.split_once(" at line ").map_or(m, |(h, _)| h)
-}
-
-/// The error of a document that failed: the detail the visitor recorded (object and field),
-/// else the parser's message.
-fn parse_error(source: &Source, message: String) -> StateError {
-    match FAILURE.with(|f| f.borrow_mut().take()) {
-        Some(f) => StateError::Parse {
-            at: Box::new(Source {
-                item: f.item.or(source.item),
-                ..source.clone()
-            }),
-            object: f.object,
-            message: match f.field.as_str() {
-                "" => strip_location(&f.message).to_string(),
-                field => format!("{field}: {}", strip_location(&f.message)),
-            },
-        },
-        None => StateError::Parse {
-            at: Box::new(source.clone()),
-            object: None,
-            message,
-        },
-    }
-}
-
-/// Why a field of a document failed, recorded by the visitor (which knows the object and
-/// the field) for the reader (which knows the file and document).
-struct Failure {
-    item: Option<usize>,
-    object: Option<String>,
-    field: String,
-    message: String,
-}
-
-thread_local! {
-    static FAILURE: RefCell<Option<Failure>> = const { RefCell::new(None) };
-}
-
-fn record(object: Option<String>, field: String, message: String) {
-    FAILURE.with(|f| {
-        let mut f = f.borrow_mut();
-        if f.is_none() {
-            *f = Some(Failure {
-                item: None,
-                object,
-                field,
-                message,
-            });
-        }
-    });
-}
-
-/// Turns a parsed document into objects: the document itself, or each item of a list (an
-/// item without `apiVersion`/`kind` takes the list's, as typed lists' items do).
-fn flatten(doc: Doc, source: Source, out: &mut Dump) -> Result<(), StateError> {
-    let Some(items) = doc.items else {
-        return single(doc.head, doc.bodies, source, out);
-    };
-    let list_kind = doc
-        .head
-        .kind
-        .as_deref()
-        .and_then(|k| k.strip_suffix("List"));
-    for (i, item) in items.into_iter().enumerate() {
-        let mut head = item.head;
-        if head.kind.is_none() {
-            head.kind = list_kind.filter(|k| !k.is_empty()).map(str::to_string);
-        }
-        if head.api_version.is_none() {
-            head.api_version = doc.head.api_version.clone();
-        }
-        let src = Source {
-            item: Some(i),
-            ..source.clone()
-        };
-        if item.items.is_some() {
-            return Err(StateError::Parse {
-                at: Box::new(src),
-                object: None,
-                message: "a list inside a list".into(),
-            });
-        }
-        single(head, item.bodies, src, out)?;
-    }
-    Ok(())
-}
-
-fn single(head: Head, bodies: Bodies, source: Source, out: &mut Dump) -> Result<(), StateError> {
-    let api_version = head.api_version.unwrap_or_default();
-    let kind = head.kind.unwrap_or_default();
-    let metadata = head.metadata.unwrap_or_default();
-    let Bodies {
-        spec,
-        status,
-        extra,
-    } = bodies;
-    let Some(which) = KindName::of(&api_version, &kind) else {
-        let name = match (&metadata.namespace, &metadata.name) {
-            (Some(ns), Some(n)) => format!("{ns}/{n}"),
-            (_, n) => n.clone().unwrap_or_default(),
-        };
-        if custom::keeps(&api_version) && !kind.is_empty() {
-            let bodies = Bodies {
-                spec,
-                status,
-                extra,
-            };
-            out.custom
-                .push(whole(&api_version, &kind, &metadata, bodies, &source));
-        }
-        out.skipped.push(Skipped {
-            api_version,
-            kind,
-            name,
-            source,
-        });
-        return Ok(());
-    };
-    let object = describe(which, &metadata);
-    let has_status = !matches!(status, Body::Absent);
-    let fail = |e: String| StateError::Parse {
-        at: Box::new(source.clone()),
-        object: Some(object.clone()),
-        message: e,
-    };
-    let kind = typed(which, spec, status).map_err(fail)?;
-    out.objects.push(Object {
-        api_version,
-        metadata,
-        kind,
-        source,
-        has_status,
-    });
-    Ok(())
-}
-
-/// An object kept whole (`super::custom`).
-fn whole(
-    api_version: &str,
-    kind: &str,
-    metadata: &ObjectMeta,
-    bodies: Bodies,
-    source: &Source,
-) -> Custom {
-    let (namespace, name) = (
-        metadata.namespace.clone().unwrap_or_default(),
-        metadata.name.clone().unwrap_or_default(),
-    );
-    let mut object = serde_json::Map::new();
-    object.insert("apiVersion".into(), api_version.into());
-    object.insert("kind".into(), kind.into());
-    let mut meta = serde_json::Map::new();
-    meta.insert("name".into(), name.clone().into());
-    if !namespace.is_empty() {
-        meta.insert("namespace".into(), namespace.clone().into());
-    }
-    object.insert("metadata".into(), meta.into());
-    for (key, body) in [("spec", bodies.spec), ("status", bodies.status)] {
-        if let Body::Deferred(v) = body {
-            object.insert(key.into(), v);
-        }
-    }
-    object.extend(bodies.extra);
-    Custom {
-        api_version: api_version.to_string(),
-        kind: kind.to_string(),
-        namespace,
-        name,
-        revision: metadata.uid.clone().zip(metadata.resource_version.clone()),
-        object: serde_json::Value::Object(object),
-        source: source.clone(),
-    }
-}
-
-/// `Kind namespace/name`, for messages.
-pub(super) fn describe(kind: KindName, m: &ObjectMeta) -> String {
-    let name = m.name.as_deref().unwrap_or("(no name)");
-    match m.namespace.as_deref() {
-        Some(ns) => format!("{} {ns}/{name}", kind.as_str()),
-        None => format!("{} {name}", kind.as_str()),
-    }
-}
-
-/// The typed parts of an object of `kind` from its bodies (deferred ones are converted now).
-fn typed(kind: KindName, spec: Body, status: Body) -> Result<Kind, String> {
-    let spec = spec.into_spec(kind)?;
-    let status = status.into_status(kind)?;
-    Ok(match (spec, status) {
-        (Spec::Subscription(s), Status::Subscription(t)) => Kind::Subscription(s, t),
-        (Spec::Csv(s), Status::Csv(t)) => Kind::ClusterServiceVersion(s, t),
-        (Spec::CatalogSource(s), Status::Unread) => Kind::CatalogSource(s),
-        (Spec::OperatorGroup(s), Status::OperatorGroup(t)) => Kind::OperatorGroup(s, t),
-        (Spec::InstallPlan(s), Status::InstallPlan(t)) => Kind::InstallPlan(s, t),
-        (Spec::ClusterCatalog(s), Status::Unread) => Kind::ClusterCatalog(s),
-        (Spec::ClusterExtension(s), Status::ClusterExtension(t)) => Kind::ClusterExtension(s, t),
-        _ => return Err("spec and status of different kinds".into()),
-    })
-}
-
-/// `apiVersion`, `kind` and `metadata` of a document.
-#[derive(Default)]
-struct Head {
-    api_version: Option<String>,
-    kind: Option<String>,
-    metadata: Option<ObjectMeta>,
-}
-
-/// A parsed document: its head, bodies, and list items.
-struct Doc {
-    head: Head,
-    bodies: Bodies,
-    items: Option<Vec<Doc>>,
-}
-
-/// A document's `spec`, `status`, and other top-level fields (kept only for objects kept
-/// whole, `super::custom`).
-struct Bodies {
-    spec: Body,
-    status: Body,
-    extra: Vec<(String, serde_json::Value)>,
-}
-
-/// True when the document's other top-level fields are kept: its kind is not known yet,
-/// or it is kept whole.
-fn keeps_other(head: &Head) -> bool {
-    match (&head.api_version, &head.kind) {
-        (Some(a), Some(k)) => KindName::of(a, k).is_none() && custom::keeps(a),
-        _ => true,
-    }
-}
-
-mod body;
-use body::{Body, BodySeed, Part, Spec, Status};
-
-/// The top-level keys deppy looks at.
-enum Key {
-    ApiVersion,
-    Kind,
-    Metadata,
-    Spec,
-    Status,
-    Items,
-    Other(String),
-}
-
-impl Key {
-    /// The key as written, for the keys deppy reads.
-    fn name(&self) -> Option<&'static str> {
-        Some(match self {
-            Key::ApiVersion => "apiVersion",
-            Key::Kind => "kind",
-            Key::Metadata => "metadata",
-            Key::Spec => "spec",
-            Key::Status => "status",
-            Key::Items => "items",
-            Key::Other(_) => return None,
-        })
-    }
-}
-
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = Key;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a field name")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
-                Ok(match v {
-                    "apiVersion" => Key::ApiVersion,
-                    "kind" => Key::Kind,
-                    "metadata" => Key::Metadata,
-                    "spec" => Key::Spec,
-                    "status" => Key::Status,
-                    "items" => Key::Items,
-                    other => Key::Other(other.to_string()),
-                })
-            }
-        }
-        d.deserialize_identifier(V)
-    }
-}
-
-impl<'de> Deserialize<'de> for Doc {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Doc, D::Error> {
-        d.deserialize_map(DocVisitor)
-    }
-}
-
-struct DocVisitor;
-
-impl<'de> Visitor<'de> for DocVisitor {
-    type Value = Doc;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a Kubernetes object (a map with apiVersion and kind)")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Doc, A::Error> {
-        let mut head = Head::default();
-        let (mut spec, mut status, mut items) = (Body::Absent, Body::Absent, None);
-        let mut extra = Vec::new();
-        let mut seen: Vec<&'static str> = Vec::new();
-        while let Some(key) = map.next_key::<Key>()? {
-            // A key given twice would silently replace the first (in JSON; YAML refuses it).
-            if let Some(name) = key.name() {
-                if seen.contains(&name) {
-                    return Err(de::Error::custom(format!("duplicate key `{name}`")));
-                }
-                seen.push(name);
-            }
-            match key {
-                Key::ApiVersion => head.api_version = Some(map.next_value()?),
-                Key::Kind => head.kind = Some(map.next_value()?),
-                Key::Metadata => {
-                    let m = map.next_value_seed(MetaSeed { head: &head })?;
-                    head.metadata = Some(m);
-                }
-                Key::Spec => spec = map.next_value_seed(BodySeed::new(&head, Part::Spec))?,
-                Key::Status => status = map.next_value_seed(BodySeed::new(&head, Part::Status))?,
-                Key::Items => items = Some(map.next_value_seed(ItemsSeed)?),
-                Key::Other(name) if keeps_other(&head) => {
-                    extra.push((name, map.next_value()?));
-                }
-                Key::Other(_) => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(Doc {
-            head,
-            bodies: Bodies {
-                spec,
-                status,
-                extra,
-            },
-            items,
-        })
-    }
-}
-
-/// `metadata`, with a failure recorded against the field that broke.
-struct MetaSeed<'h> {
-    head: &'h Head,
-}
-
-impl<'de> DeserializeSeed<'de> for MetaSeed<'_> {
-    type Value = ObjectMeta;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<ObjectMeta, D::Error> {
-        serde_path_to_error::deserialize(d).map_err(|e| {
-            let field = format!("metadata.{}", e.path());
-            let object = body::head_name(self.head);
-            let inner = e.into_inner();
-            record(object, field, inner.to_string());
-            inner
-        })
-    }
-}
-
-/// A list's `items`, each a document; a failure inside one records its index.
-struct ItemsSeed;
-
-impl<'de> DeserializeSeed<'de> for ItemsSeed {
-    type Value = Vec<Doc>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<Doc>, D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ItemsSeed {
-    type Value = Vec<Doc>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a list of Kubernetes objects")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Doc>, A::Error> {
-        let mut out = Vec::new();
-        loop {
-            match seq.next_element::<Doc>() {
-                Ok(Some(doc)) => out.push(doc),
-                Ok(None) => return Ok(out),
-                Err(e) => {
-                    let i = out.len();
-                    record(None, String::new(), e.to_string());
-                    FAILURE.with(|f| {
-                        if let Some(f) = f.borrow_mut().as_mut() {
-                            f.item.get_or_insert(i);
-                        }
-                    });
-                    return Err(e);
-                }
-            }
-        }
-    }
+    Ok(reader.finish())
 }
 
 #[cfg(test)]

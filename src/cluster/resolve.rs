@@ -4,8 +4,10 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Instant;
 
 use super::answer::{self, ClusterAnswer, NamespaceAnswer, Status};
+use super::budget::{Meter, Stage};
 use super::error::StateError;
 use super::namespace::{self, NamespacePlan, VisibleCatalog};
 use super::note::{Blocked, Note};
@@ -125,7 +127,18 @@ pub fn plan_cluster(
     bindings: &[Binding],
     opts: &ClusterOptions,
 ) -> Result<Vec<NamespacePlan>, StateError> {
+    plan_within(state, bindings, opts, &Meter::unlimited())
+}
+
+/// [`plan_cluster`] within the time budget of `meter`.
+fn plan_within(
+    state: &ClusterState,
+    bindings: &[Binding],
+    opts: &ClusterOptions,
+    meter: &Meter,
+) -> Result<Vec<NamespacePlan>, StateError> {
     let all = catalogs(state, bindings);
+    let index = namespace::CatalogIndex::new(&all);
     let global = opts
         .global_namespace
         .clone()
@@ -137,7 +150,8 @@ pub fn plan_cluster(
     namespaces.dedup();
     let mut plans = Vec::with_capacity(namespaces.len());
     for ns in namespaces {
-        let mut plan = namespace::plan(state, ns, &all, &global)?;
+        meter.check_time(Stage::Planning)?;
+        let mut plan = namespace::plan(state, ns, &index, &global)?;
         if let Some(p) = &opts.policy {
             plan.request.constraints = p.constraints.clone();
             plan.request.cluster = p.cluster.clone();
@@ -165,9 +179,16 @@ pub fn resolve_cluster(
     bindings: &[Binding],
     opts: &ClusterOptions,
 ) -> Result<ClusterAnswer, StateError> {
-    let plans = plan_cluster(state, bindings, opts)?;
+    let meter = Meter::new(opts.solve.deadline_from(Instant::now()), None);
+    let plans = plan_within(state, bindings, opts, &meter)?;
     let crds = super::crd::ClusterCrds::read(state)?;
-    let files = read_bound(&plans)?;
+    // Without the catalog cache, every bound catalog's files are read once, and each file
+    // parsed once, for every namespace (`cache`). With it, each distinct set of catalogs is
+    // loaded from their paths through the cache (its stored set, or the files' entries).
+    let files = match opts.load.cache_dir {
+        Some(_) => BTreeMap::new(),
+        None => read_bound(&plans)?,
+    };
     let mut cache = FileCache::new();
     // A bundle's `olm.bundle.object` properties are its manifests: kept only when there
     // are CRDs to check them against.
@@ -191,19 +212,30 @@ pub fn resolve_cluster(
         let resolver = resolvers.get(&bound_names(plan));
         resolve_namespace(plan, resolver, opts.detail)
     });
+    // A set read from the catalog cache decodes package entries on first use: one that did
+    // not decode voids the answers.
+    if let Some(why) = resolvers.values().find_map(|r| r.catalogs().cache_damage()) {
+        return Err(StateError::Binding {
+            binding: "catalog cache".into(),
+            message: format!(
+                "a catalog cache entry was damaged ({why}); it was removed: run again"
+            ),
+        });
+    }
     let dirs = if crds.is_empty() {
         super::crd::DirManifests::default()
     } else {
         super::crd::DirManifests::read(bound_paths(&plans))?
     };
     let mut sets = BTreeMap::new();
+    let mut checked = super::crd::BundleChecks::default();
     for (plan, answer) in plans.iter().zip(answers.iter_mut()) {
         let set = resolvers.get(&bound_names(plan)).map(|r| r.catalogs());
         if let Some(set) = set {
             sets.insert(plan.namespace.clone(), set);
         }
         if answer.status == Status::Resolved {
-            super::crd::check_namespace(&crds, &dirs, set, answer)?;
+            super::crd::check_namespace(&crds, &dirs, set, &mut checked, &meter, answer)?;
         }
     }
     let resolved: Vec<NamespaceAnswer> = answers
@@ -212,7 +244,7 @@ pub fn resolve_cluster(
         .cloned()
         .collect();
     let warnings = super::crd::cluster_warnings(state, &resolved, &sets);
-    let extensions = super::v1::resolve_extensions(state, bindings, &opts.load)?;
+    let extensions = super::v1::resolve_extensions(state, bindings, &opts.load, &meter)?;
     let mut answer = ClusterAnswer::new(answers, state.skipped.len());
     answer.cluster_warnings = warnings;
     Ok(answer.with_extensions(extensions))
@@ -277,7 +309,24 @@ fn load_set(
     }
     let borrowed: Vec<(&CatalogSource, &[SourceFile])> =
         sources.iter().map(|(s, f)| (s, *f)).collect();
-    CatalogSet::load_file_slices_cached(&borrowed, opts, cache).map_err(|e| StateError::Binding {
+    let loaded = match opts.cache_dir {
+        Some(_) => {
+            let paths: Vec<CatalogSource> = plan
+                .catalogs
+                .iter()
+                .filter_map(|c| {
+                    Some(CatalogSource {
+                        name: c.name.clone(),
+                        path: c.path.clone()?,
+                        priority: c.priority,
+                    })
+                })
+                .collect();
+            CatalogSet::load(&paths, opts)
+        }
+        None => CatalogSet::load_file_slices_cached(&borrowed, opts, cache),
+    };
+    loaded.map_err(|e| StateError::Binding {
         binding: plan
             .catalogs
             .iter()
@@ -343,7 +392,7 @@ fn resolve_namespace(
             }
         }
         Ok((universe, Outcome::Unsatisfiable(failure))) => {
-            notes.extend(super::precheck::left_over(plan));
+            notes.extend(super::precheck::left_over(plan, resolver.catalogs()));
             let proof = crate::explain::explain_failure(&failure, &universe, &plan.request, detail);
             NamespaceAnswer {
                 explanation: Some(words.unsatisfiable(&proof, &notes)),

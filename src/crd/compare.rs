@@ -70,6 +70,16 @@ pub enum Problem {
         /// The parser's message.
         message: String,
     },
+    /// More objects fail the new schema of a version than are listed one by one
+    /// ([`MAX_REJECTED_OBJECTS`]): how many more.
+    MoreRejections {
+        /// The version whose new schema rejects them.
+        version: String,
+        /// How many objects past those listed.
+        objects: usize,
+        /// False when the new CRD converts by Webhook: a warning only.
+        refused: bool,
+    },
     /// Objects read at a version the new CRD no longer serves.
     ObjectsAtRemovedVersion {
         /// The version.
@@ -84,7 +94,9 @@ impl Problem {
     pub fn refuses(&self) -> bool {
         match self {
             Problem::StoredVersionRemoved { .. } | Problem::SchemaInvalid { .. } => true,
-            Problem::SchemaRejects { refused, .. } => *refused,
+            Problem::SchemaRejects { refused, .. } | Problem::MoreRejections { refused, .. } => {
+                *refused
+            }
             _ => false,
         }
     }
@@ -104,9 +116,24 @@ impl Comparison {
     }
 }
 
+/// How many objects one version's check lists one by one; the rest are counted
+/// ([`Problem::MoreRejections`]), so a CRD of many versions over many objects stays small.
+pub const MAX_REJECTED_OBJECTS: usize = 100;
+
 /// Compares the cluster's CRD `old` with a bundle's `new`, given the custom resources of
 /// the CRD found in the cluster.
 pub fn compare(old: &Crd, new: &Crd, objects: &[CustomResource<'_>]) -> Comparison {
+    compare_until(old, new, objects, &|| false).unwrap_or_default()
+}
+
+/// [`compare`], stopping with None as soon as `stop` says so (it is asked before each
+/// object is checked against a schema: a time budget).
+pub fn compare_until(
+    old: &Crd,
+    new: &Crd,
+    objects: &[CustomResource<'_>],
+    stop: &dyn Fn() -> bool,
+) -> Option<Comparison> {
     let mut problems = Vec::new();
     for v in &old.stored_versions {
         if new.version(v).is_none() {
@@ -131,15 +158,21 @@ pub fn compare(old: &Crd, new: &Crd, objects: &[CustomResource<'_>]) -> Comparis
             });
         }
     }
-    schema_problems(old, new, objects, &mut problems);
+    schema_problems(old, new, objects, stop, &mut problems)?;
     problems.sort_by_key(|p| !p.refuses());
-    Comparison { problems }
+    Some(Comparison { problems })
 }
 
 /// Each object against the new schema of each version both CRDs serve: an object read at
 /// one version is what the API server returns at every other when the old CRD converts
 /// with `None`; with a Webhook only the version it was read at is known.
-fn schema_problems(old: &Crd, new: &Crd, objects: &[CustomResource<'_>], out: &mut Vec<Problem>) {
+fn schema_problems(
+    old: &Crd,
+    new: &Crd,
+    objects: &[CustomResource<'_>],
+    stop: &dyn Fn() -> bool,
+    out: &mut Vec<Problem>,
+) -> Option<()> {
     let refused = !new.webhook;
     for v in new.versions.iter().filter(|v| v.served) {
         if !old.served().any(|o| o == v.name) {
@@ -157,13 +190,22 @@ fn schema_problems(old: &Crd, new: &Crd, objects: &[CustomResource<'_>], out: &m
             }
         };
         let mut found = Vec::new();
+        let (mut listed, mut more) = (0, 0);
         for o in objects
             .iter()
             .filter(|o| !old.webhook || o.version == v.name)
         {
+            if stop() {
+                return None;
+            }
             if schema.accepts(o.object) {
                 continue;
             }
+            if listed == MAX_REJECTED_OBJECTS {
+                more += 1;
+                continue;
+            }
+            listed += 1;
             found.extend(
                 schema
                     .rejections(o.object)
@@ -179,7 +221,15 @@ fn schema_problems(old: &Crd, new: &Crd, objects: &[CustomResource<'_>], out: &m
         }
         found.sort();
         out.extend(found);
+        if more > 0 {
+            out.push(Problem::MoreRejections {
+                version: v.name.clone(),
+                objects: more,
+                refused,
+            });
+        }
     }
+    Some(())
 }
 
 #[cfg(test)]
@@ -193,6 +243,7 @@ mod tests {
             name: "as.x.io".into(),
             group: "x.io".into(),
             kind: "A".into(),
+            namespaced: true,
             versions: versions
                 .iter()
                 .map(|(n, served, storage, s)| CrdVersion {
@@ -275,6 +326,48 @@ mod tests {
         let c = compare(&old, &new, &objects);
         assert!(c.safe());
         assert_eq!(c.problems.len(), 1);
+    }
+
+    #[test]
+    fn past_a_hundred_objects_the_rejections_are_counted() {
+        let any = json!({"type": "object"});
+        let old = crd(&[("v1", true, true, any)], &["v1"]);
+        let new = crd(&[("v1", true, true, size_required())], &[]);
+        let bad = json!({"spec": {}});
+        let ids: Vec<String> = (0..250).map(|i| format!("ns/o{i:03}")).collect();
+        let objects: Vec<CustomResource<'_>> = ids
+            .iter()
+            .map(|id| CustomResource {
+                id,
+                version: "v1",
+                object: &bad,
+            })
+            .collect();
+        let c = compare(&old, &new, &objects);
+        assert_eq!(c.problems.len(), MAX_REJECTED_OBJECTS + 1);
+        assert_eq!(
+            c.problems.last(),
+            Some(&Problem::MoreRejections {
+                version: "v1".into(),
+                objects: 150,
+                refused: true
+            })
+        );
+        assert!(!c.safe());
+    }
+
+    #[test]
+    fn a_comparison_stops_when_told() {
+        let any = json!({"type": "object"});
+        let old = crd(&[("v1", true, true, any.clone())], &["v1"]);
+        let obj = json!({"spec": {}});
+        let objects = [CustomResource {
+            id: "ns/a",
+            version: "v1",
+            object: &obj,
+        }];
+        assert!(compare_until(&old, &old, &objects, &|| true).is_none());
+        assert!(compare_until(&old, &old, &objects, &|| false).is_some());
     }
 
     #[test]

@@ -5,10 +5,14 @@
 
 pub mod compare;
 pub mod edges;
+pub mod gore;
 pub mod model;
 pub mod schema;
 
-pub use compare::{Comparison, CustomResource, Problem, compare};
+pub use compare::{
+    Comparison, CustomResource, MAX_REJECTED_OBJECTS, Problem, compare, compare_until,
+};
 pub use edges::{BundleCrds, EdgeProblem, check_edges};
+pub use gore::{GoRegex, GoRegexError};
 pub use model::{Crd, CrdError, CrdVersion, is_crd, parse};
 pub use schema::{Rejection, Schema};

@@ -25,6 +25,8 @@ pub struct Crd {
     pub group: String,
     /// `spec.names.kind`.
     pub kind: String,
+    /// `spec.scope` is `Namespaced` (the default), not `Cluster`.
+    pub namespaced: bool,
     /// `spec.versions`, in the order written.
     pub versions: Vec<CrdVersion>,
     /// `status.storedVersions` (empty for a manifest).
@@ -89,6 +91,8 @@ struct RawSpec {
     group: String,
     names: RawNames,
     #[serde(default)]
+    scope: Option<String>,
+    #[serde(default)]
     versions: Vec<RawVersion>,
     #[serde(default)]
     version: Option<String>,
@@ -101,6 +105,8 @@ struct RawSpec {
 #[derive(Deserialize)]
 struct RawNames {
     kind: String,
+    #[serde(default)]
+    plural: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -140,6 +146,27 @@ pub struct CrdError {
     pub field: String,
     /// What is wrong.
     pub message: String,
+}
+
+/// A CRD's `metadata.name` must be `<spec.names.plural>.<spec.group>`, as the API server
+/// requires (and OLM and kubectl look a CRD up by that name).
+fn check_name(name: &str, plural: Option<&str>, group: &str) -> Result<(), CrdError> {
+    let Some(plural) = plural.filter(|p| !p.is_empty()) else {
+        return Err(CrdError {
+            field: "spec.names.plural".into(),
+            message: "missing: a CRD's name is <spec.names.plural>.<spec.group>".into(),
+        });
+    };
+    let want = format!("{plural}.{group}");
+    if name != want {
+        return Err(CrdError {
+            field: "metadata.name".into(),
+            message: format!(
+                "{name:?} is not <spec.names.plural>.<spec.group> ({want:?}), as the API server requires of a CRD's name"
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Reads a CRD from the whole object.
@@ -184,6 +211,11 @@ pub fn parse(value: &Value) -> Result<Crd, CrdError> {
             message: "no version".into(),
         });
     }
+    check_name(
+        &raw.metadata.name,
+        spec.names.plural.as_deref(),
+        &spec.group,
+    )?;
     let webhook = spec
         .conversion
         .and_then(|c| c.strategy)
@@ -192,6 +224,7 @@ pub fn parse(value: &Value) -> Result<Crd, CrdError> {
         name: raw.metadata.name,
         group: spec.group,
         kind: spec.names.kind,
+        namespaced: spec.scope.as_deref() != Some("Cluster"),
         versions,
         stored_versions: raw
             .status
@@ -209,7 +242,7 @@ mod tests {
     #[test]
     fn reads_v1_and_v1beta1() {
         let v1 = json!({"apiVersion": CRD_API_V1, "metadata": {"name": "as.x.io"},
-            "spec": {"group": "x.io", "names": {"kind": "A"}, "conversion": {"strategy": "Webhook"},
+            "spec": {"group": "x.io", "names": {"kind": "A", "plural": "as"}, "conversion": {"strategy": "Webhook"},
               "versions": [{"name": "v1", "served": true, "storage": true,
                 "schema": {"openAPIV3Schema": {"type": "object"}}}]},
             "status": {"storedVersions": ["v1"]}});
@@ -218,7 +251,7 @@ mod tests {
         assert!(c.webhook);
         assert_eq!(c.stored_versions, ["v1"]);
         let beta = json!({"apiVersion": CRD_API_V1BETA1, "metadata": {"name": "as.x.io"},
-            "spec": {"group": "x.io", "names": {"kind": "A"}, "version": "v1alpha1",
+            "spec": {"group": "x.io", "names": {"kind": "A", "plural": "as"}, "version": "v1alpha1",
               "validation": {"openAPIV3Schema": {"type": "object"}}}});
         let c = parse(&beta).unwrap();
         assert_eq!(c.served().collect::<Vec<_>>(), ["v1alpha1"]);
@@ -235,5 +268,24 @@ mod tests {
         let none =
             json!({"metadata": {"name": "a"}, "spec": {"group": "x", "names": {"kind": "A"}}});
         assert_eq!(parse(&none).unwrap_err().field, "spec.versions");
+    }
+
+    #[test]
+    fn a_crd_named_other_than_plural_dot_group_is_refused() {
+        let crd = |name: &str| {
+            json!({"metadata": {"name": name}, "spec": {"group": "x.io",
+                "names": {"kind": "A", "plural": "as"}, "versions": [{"name": "v1", "served": true}]}})
+        };
+        assert!(parse(&crd("as.x.io")).is_ok());
+        let e = parse(&crd("a.x.io")).unwrap_err();
+        assert_eq!(e.field, "metadata.name");
+        assert!(
+            e.message
+                .contains("not <spec.names.plural>.<spec.group> (\"as.x.io\")"),
+            "{e}"
+        );
+        let mut no_plural = crd("as.x.io");
+        no_plural["spec"]["names"] = json!({"kind": "A"});
+        assert_eq!(parse(&no_plural).unwrap_err().field, "spec.names.plural");
     }
 }

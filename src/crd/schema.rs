@@ -33,7 +33,6 @@ const KEPT: &[&str] = &[
     "multipleOf",
     "minLength",
     "maxLength",
-    "pattern",
     "minItems",
     "maxItems",
     "uniqueItems",
@@ -98,6 +97,10 @@ fn translate(schema: &Value) -> Value {
             }
         } else if KEPT.contains(&key) {
             v.clone()
+        } else if key == "pattern" {
+            // Go's syntax, not JavaScript's: checked by `GoPattern`.
+            out.insert(GO_PATTERN.into(), v.clone());
+            continue;
         } else {
             continue;
         };
@@ -124,6 +127,74 @@ fn translate(schema: &Value) -> Value {
     }
 }
 
+/// The keyword a `pattern` becomes: Kubernetes compiles it with Go's `regexp`.
+const GO_PATTERN: &str = "x-deppy-go-pattern";
+
+/// The longest value a message quotes; longer ones are cut, with their length.
+pub const MAX_QUOTED: usize = 200;
+
+/// The longest message kept whole (it may quote a value already cut).
+const MAX_MESSAGE: usize = 4 * MAX_QUOTED;
+
+/// `text` cut to [`MAX_QUOTED`] bytes (at a character boundary), saying how long it was.
+pub fn cut(text: &str) -> std::borrow::Cow<'_, str> {
+    cut_to(text, MAX_QUOTED)
+}
+
+fn cut_to(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    std::borrow::Cow::Owned(format!("{}… ({} bytes in all)", &text[..end], text.len()))
+}
+
+/// A `pattern`, as the API server checks it: Go's syntax, matched anywhere in a string.
+struct GoPattern {
+    pattern: String,
+    re: super::gore::GoRegex,
+}
+
+impl<'i> jsonschema::Keyword<'i> for GoPattern {
+    fn validate(&self, instance: &'i Value) -> Result<(), jsonschema::ValidationError<'i>> {
+        if jsonschema::Keyword::is_valid(self, instance) {
+            return Ok(());
+        }
+        Err(jsonschema::ValidationError::custom(format!(
+            "{} does not match {:?}",
+            cut(&instance.to_string()),
+            self.pattern
+        )))
+    }
+
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        instance.as_str().is_none_or(|s| self.re.is_match(s))
+    }
+}
+
+/// Compiles a `pattern` keyword; a pattern Go refuses makes the schema invalid.
+fn go_pattern<'a>(
+    _: &'a Map<String, Value>,
+    value: &'a Value,
+    _: jsonschema::paths::Location,
+) -> Result<Box<dyn for<'i> jsonschema::Keyword<'i>>, jsonschema::ValidationError<'a>> {
+    let Some(pattern) = value.as_str() else {
+        return Err(jsonschema::ValidationError::custom(format!(
+            "pattern {} is not a string",
+            cut(&value.to_string())
+        )));
+    };
+    let re = super::gore::GoRegex::new(pattern)
+        .map_err(|e| jsonschema::ValidationError::custom(format!("pattern: {e}")))?;
+    Ok(Box::new(GoPattern {
+        pattern: pattern.to_string(),
+        re,
+    }))
+}
+
 /// A compiled schema of one CRD version.
 pub struct Schema {
     validator: jsonschema::Validator,
@@ -147,8 +218,11 @@ impl Schema {
         let validator = jsonschema::options()
             .with_draft(jsonschema::Draft::Draft4)
             .should_validate_formats(false)
+            // Any other regular expression (`patternProperties`) in linear time too.
+            .with_pattern_options(jsonschema::PatternOptions::regex())
+            .with_keyword(GO_PATTERN, go_pattern)
             .build(&schema)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| cut_to(&e.to_string(), MAX_MESSAGE).into_owned())?;
         Ok(Schema { validator })
     }
 
@@ -170,7 +244,7 @@ impl Schema {
                 }
                 Rejection {
                     field,
-                    message: e.to_string(),
+                    message: cut_to(&e.to_string(), MAX_MESSAGE).into_owned(),
                 }
             })
             .collect();

@@ -101,6 +101,10 @@ impl<'p> Words<'p> {
             Note::LeftOverCsv { csv, subscription } => format!(
                 "clusterserviceversion {csv} exists and is not referenced by a subscription; if it is left over from an earlier install, delete it (kubectl delete csv {csv} -n {ns}) so subscription {subscription} can install its package"
             ),
+            Note::PackageUnknown { csv } => format!(
+                "package unknown for clusterserviceversion {csv}: it has no {} annotation and no Subscription of one package names it as installed, so OLM cannot tell which operator it is: a second CSV of the same operator may be installed beside it",
+                crate::cluster::PROPERTIES_ANNOTATION
+            ),
             Note::Resolution(w) => w.clone(),
         }
     }
@@ -111,9 +115,42 @@ impl<'p> Words<'p> {
         for c in checks {
             out.push_str("  - ");
             out.push_str(&precheck(c));
+            if let Precheck::NoCatalog { catalog, .. } = c {
+                out.push_str(&self.catalogs_seen(catalog));
+            }
             out.push('\n');
         }
         out
+    }
+
+    /// The CatalogSources the namespace sees, and the one nearest `wanted` by name.
+    fn catalogs_seen(&self, wanted: &str) -> String {
+        let seen: Vec<&str> = self
+            .plan
+            .catalogs
+            .iter()
+            .map(|c| c.name.as_str())
+            .filter(|c| *c != wanted)
+            .collect();
+        if seen.is_empty() {
+            return "; the namespace sees no CatalogSource".into();
+        }
+        let mut s = format!(
+            "; the CatalogSources it sees are {}",
+            super::words::list(
+                &seen.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+                "and"
+            )
+        );
+        let nearest = seen
+            .iter()
+            .map(|c| (distance(c, wanted), *c))
+            .min()
+            .filter(|(d, c)| *d <= (c.len().max(wanted.len()) / 3).max(2));
+        if let Some((_, c)) = nearest {
+            s.push_str(&format!(" (did you mean {c}?)"));
+        }
+        s
     }
 
     /// The proof of an unsatisfiable namespace, with what the notes add to it.
@@ -160,10 +197,17 @@ fn precheck(c: &Precheck) -> String {
             subscription,
             package,
             installed,
+            channel_of,
         } => {
             let mut s = format!(
                 "no operators found in package {package} in the catalog referenced by subscription {subscription}"
             );
+            if !channel_of.is_empty() {
+                s.push_str(&format!(
+                    " ({package} is a channel of package {} there: spec.name is the package, spec.channel the channel)",
+                    super::words::list(channel_of, "and")
+                ));
+            }
             if let Some(csv) = installed {
                 s.push_str(&format!(
                     " (package {package} left the catalog; clusterserviceversion {csv} stays installed, but OLM fails the Subscription until the catalog offers the package again or the Subscription is deleted)"
@@ -307,4 +351,26 @@ fn subscription_line(
             None => "stuck (see below)".to_string(),
         },
     }
+}
+
+/// The edit distance between two names (Levenshtein, by character).
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let (mut diag, mut left) = (i, i + 1);
+        let mut next = Vec::with_capacity(row.len());
+        next.push(left);
+        for (j, cb) in b.iter().enumerate() {
+            let up = row.get(j + 1).copied().unwrap_or(usize::MAX);
+            let d = (diag + usize::from(ca != *cb))
+                .min(left + 1)
+                .min(up.saturating_add(1));
+            next.push(d);
+            diag = up;
+            left = d;
+        }
+        row = next;
+    }
+    row.last().copied().unwrap_or_default()
 }

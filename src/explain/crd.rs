@@ -27,6 +27,18 @@ pub fn problem(p: &Problem) -> String {
             };
             format!("{object} fails the new {version} schema at {field}: {message}{warning}")
         }
+        Problem::MoreRejections {
+            version,
+            objects,
+            refused,
+        } => {
+            let warning = if *refused {
+                ""
+            } else {
+                " (a warning only: the new CRD converts by Webhook)"
+            };
+            format!("and {objects} more objects fail the new {version} schema{warning}")
+        }
         Problem::StorageVersionChanged { from, to } => {
             format!("the storage version moves from {from} to {to} and {from} is no longer served")
         }

@@ -17,11 +17,19 @@ fn asked(d: &Decision) -> String {
     }
     if let Some((name, version)) = &d.installed {
         let policy = match d.policy {
-            UpgradePolicy::CatalogProvided => "CatalogProvided: successors only",
-            UpgradePolicy::SelfCertified => "SelfCertified: any version",
+            UpgradePolicy::CatalogProvided => "CatalogProvided",
+            UpgradePolicy::SelfCertified => "SelfCertified",
+        };
+        let written = match &d.policy_written {
+            Some(w) => format!(" (written {w}, its name before operator-controller v0.16.0)"),
+            None => String::new(),
+        };
+        let meaning = match d.policy {
+            UpgradePolicy::CatalogProvided => "successors only",
+            UpgradePolicy::SelfCertified => "any version",
         };
         s.push_str(&format!(
-            ", installed {name} ({version}), upgrade policy {policy}"
+            ", installed {name} ({version}), upgrade policy {policy}{written}: {meaning}"
         ));
     }
     s
@@ -49,8 +57,10 @@ fn counts(o: &CatalogOutcome) -> String {
     if let Some(n) = in_version {
         s.push_str(&format!(", {n} in the version range"));
     }
-    if let Some(n) = successors {
-        s.push_str(&format!(", {n} successors or the installed version"));
+    match successors {
+        Some(1) => s.push_str(", 1 successor or the installed version"),
+        Some(n) => s.push_str(&format!(", {n} successors or the installed version")),
+        None => {}
     }
     match best {
         Some(b) => s.push_str(&format!(
@@ -86,6 +96,13 @@ fn failure(d: &Decision, f: &Failure) -> String {
                 "the installed bundle's version (status.install.bundle.version) is invalid: {e}"
             )
         }
+        Failure::InvalidPolicy(p) => format!(
+            "spec.source.catalog.upgradeConstraintPolicy {p:?} is not CatalogProvided or SelfCertified (nor Enforce or Ignore, their names before operator-controller v0.16.0)"
+        ),
+        Failure::InstalledImageNotFound(image) => format!(
+            "status.installedBundleResource (operator-controller v0.9) names the installed bundle by its image {image:?}, and no bundle of package {:?} in the catalogs has that image, so the installed bundle is not known (OLM v1 fails the same way)",
+            d.package
+        ),
         Failure::NoCandidates => {
             let mut s = format!("no bundles found for package {:?}", d.package);
             if let Some(v) = d.filter.version.as_deref().filter(|v| !v.is_empty()) {
@@ -109,12 +126,55 @@ fn failure(d: &Decision, f: &Failure) -> String {
     }
 }
 
+/// At most this many catalogs are named for one outcome that offers nothing (not
+/// selected, unavailable, unbound, without the package); the rest are counted.
+const CATALOGS_NAMED: usize = 10;
+
+/// The catalogs' lines: each catalog that filtered bundles, and for each outcome that
+/// offers nothing, its first catalogs and how many more share it.
+fn catalog_lines(d: &Decision) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut quiet: Vec<(&'static str, usize)> = Vec::new();
+    for c in &d.catalogs {
+        let kind = match &c.outcome {
+            CatalogOutcome::NotSelected => "not selected by the extension's catalog selector",
+            CatalogOutcome::Unavailable => "skipped: availabilityMode is Unavailable",
+            CatalogOutcome::Unbound { .. } => "taken as empty: its contents were not given",
+            CatalogOutcome::NoPackage => "does not have the package",
+            CatalogOutcome::Filtered { .. } => {
+                out.push(catalog_line(c));
+                continue;
+            }
+        };
+        let seen = match quiet.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => {
+                *n += 1;
+                *n
+            }
+            None => {
+                quiet.push((kind, 1));
+                1
+            }
+        };
+        if seen <= CATALOGS_NAMED {
+            out.push(catalog_line(c));
+        }
+    }
+    for (kind, n) in quiet.into_iter().filter(|(_, n)| *n > CATALOGS_NAMED) {
+        out.push(format!(
+            "and {} more catalogs: {kind}",
+            crate::yaml::thousands((n - CATALOGS_NAMED) as u64)
+        ));
+    }
+    out
+}
+
 /// Why the extension gets its bundle, or none: what it asks for, each catalog's part, and
 /// the outcome.
 pub fn explanation(name: &str, d: &Decision) -> String {
     let mut out = format!("clusterextension {name} asks for {}\n", asked(d));
-    for c in &d.catalogs {
-        out.push_str(&format!("  - {}\n", catalog_line(c)));
+    for line in catalog_lines(d) {
+        out.push_str(&format!("  - {line}\n"));
     }
     match &d.result {
         Ok(chosen) => {
@@ -148,7 +208,8 @@ pub fn explanation(name: &str, d: &Decision) -> String {
 
 /// Diagnostics: catalogs the extension selects whose contents were not given.
 pub fn warnings(d: &Decision) -> Vec<String> {
-    d.catalogs
+    let mut out: Vec<String> = d
+        .catalogs
         .iter()
         .filter_map(|c| match &c.outcome {
             CatalogOutcome::Unbound { image } => Some(match image {
@@ -163,8 +224,23 @@ pub fn warnings(d: &Decision) -> Vec<String> {
             }),
             _ => None,
         })
-        .collect()
+        .collect();
+    if out.len() > CATALOGS_NAMED {
+        let more = out.len() - CATALOGS_NAMED;
+        out.truncate(CATALOGS_NAMED);
+        out.push(format!(
+            "and {} more catalogs the extension selects are taken as empty: their contents were not given",
+            crate::yaml::thousands(more as u64)
+        ));
+    }
+    if d.installed.is_some() && d.policy_written.as_deref() == Some("Enforce") {
+        out.push(ENFORCE_2023.to_string());
+    }
+    out
 }
+
+/// Why `Enforce` may have meant more in the cluster's operator-controller.
+const ENFORCE_2023: &str = "upgradeConstraintPolicy Enforce is read as CatalogProvided, its name since operator-controller v0.16.0, and deppy applies that rule of today's releases (a successor by replaces, skips or skipRange, or the installed version); operator-controller v0.7.0 to v0.9.x (2023) shipped with the ForceSemverUpgradeConstraints gate on, under which Enforce took any higher version of the same major version instead";
 
 /// OLM v1's refusal of a bundle that declares dependencies (its `NoDependencyValidation`).
 pub fn refused(bundle: &str, deps: &[DependencyAnswer]) -> String {

@@ -83,6 +83,76 @@ impl Words<'_> {
         s
     }
 
+    /// The subjects of `vars` as a list joined by `conj`. When a bundle in it shares its
+    /// name with an installed one, the catalog is named once for the bundles of one catalog
+    /// ("a.v2, a.v1 or a.v0 from catalog c"), or for each bundle when they come from several.
+    pub fn subject_list(&self, vars: &[Var], conj: &str) -> String {
+        let subjects: Vec<Option<Subject>> = vars
+            .iter()
+            .map(|v| self.subjects.get(v.0 as usize).copied())
+            .collect();
+        let bundles: Vec<BundleId> = subjects
+            .iter()
+            .filter_map(|s| match s {
+                Some(Subject::Bundle(b)) if !self.u.is_installed(*b) => Some(*b),
+                _ => None,
+            })
+            .collect();
+        let clash = bundles.iter().any(|b| self.shares_installed_name(*b));
+        let catalogs: std::collections::BTreeSet<_> =
+            bundles.iter().map(|b| self.u.bundle(*b).catalog).collect();
+        if !clash || catalogs.len() > 1 {
+            let names: Vec<String> = vars
+                .iter()
+                .zip(&subjects)
+                .map(|(v, s)| match s {
+                    Some(Subject::Bundle(b)) if clash && !self.u.is_installed(*b) => {
+                        self.qualified(*b)
+                    }
+                    _ => self.subject(*v),
+                })
+                .collect();
+            return list(&names, conj);
+        }
+        let names: Vec<String> = vars
+            .iter()
+            .zip(&subjects)
+            .map(|(v, s)| match s {
+                Some(Subject::Bundle(b)) if !self.u.is_installed(*b) => {
+                    self.u.bundle(*b).name.clone()
+                }
+                _ => self.subject(*v),
+            })
+            .collect();
+        let catalog = catalogs
+            .iter()
+            .next()
+            .map(|c| self.u.catalog_name(*c))
+            .unwrap_or_default();
+        format!("{} from catalog {catalog}", list(&names, conj))
+    }
+
+    /// True when an installed bundle has `b`'s name (and `b` is not it).
+    fn shares_installed_name(&self, b: BundleId) -> bool {
+        let name = &self.u.bundle(b).name;
+        !self.u.is_installed(b)
+            && self
+                .u
+                .installed
+                .iter()
+                .any(|i| self.u.bundle(*i).name == *name)
+    }
+
+    /// `name from catalog c`.
+    fn qualified(&self, b: BundleId) -> String {
+        let bundle = self.u.bundle(b);
+        format!(
+            "{} from catalog {}",
+            bundle.name,
+            self.u.catalog_name(bundle.catalog)
+        )
+    }
+
     pub fn subject(&self, v: crate::solver::Var) -> String {
         match self.subjects.get(v.0 as usize) {
             Some(s) => self.subject_of(*s),
@@ -357,7 +427,15 @@ impl Words<'_> {
                         None => format!("no bundle satisfies {what}"),
                     }
                 } else {
-                    format!("{what} can only be satisfied by {}", list(&others, "or"))
+                    let vars: Vec<Var> = terms
+                        .iter()
+                        .filter(|t| !t.selected)
+                        .map(|t| t.var)
+                        .collect();
+                    format!(
+                        "{what} can only be satisfied by {}",
+                        self.subject_list(&vars, "or")
+                    )
                 };
                 for r in self.rejections(*requirement, rejected) {
                     s.push_str(&format!("; {r}"));
@@ -541,12 +619,10 @@ impl Words<'_> {
     /// One sentence for pairwise at-most-one facts of one reason, grouped (see `group`):
     /// the bundle every pair shares against the others, or every bundle of the pairs.
     pub(crate) fn only_one(&self, reason: &Reason, hub: Option<Var>, others: &[Var]) -> String {
+        let grouped = self.subject_list(others, "and");
         let others: Vec<String> = others.iter().map(|v| self.subject(*v)).collect();
         let (who, all) = match hub {
-            Some(h) => (
-                format!("{} and each of {}", self.subject(h), list(&others, "and")),
-                "",
-            ),
+            Some(h) => (format!("{} and each of {grouped}", self.subject(h)), ""),
             None if others.len() == 2 => (list(&others, "and"), "both "),
             None => (list(&others, "and"), "all "),
         };

@@ -23,8 +23,13 @@ pub struct CatalogData {
     pub path: String,
     /// Priority.
     pub priority: i32,
-    /// Its files, in load order.
+    /// Its files, in load order (none when `unread`).
     pub files: Vec<SourceFile>,
+    /// True when the catalog was only found, not read: the `load-catalogs` node reads its
+    /// files from `path` itself, one at a time, through the catalog cache when there is one
+    /// (a run that records no trace and has no custom node emits catalogs so).
+    #[serde(skip)]
+    pub unread: bool,
 }
 
 /// The request's installed state.

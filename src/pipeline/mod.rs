@@ -246,11 +246,19 @@ impl Pipeline {
         recorded: Option<&BTreeMap<String, Vec<Data>>>,
     ) -> Run {
         let mut exec = Execution::new(self);
+        // Catalogs are emitted unread when nothing but the load node reads their texts.
+        let unread = self.subscribers.is_empty() && self.nodes.iter().all(|n| n.custom.is_none());
+        for c in &mut self.caches {
+            c.unread_catalogs = unread && !c.keep_files;
+        }
         let n = self.nodes.len();
         let mut inbox: Vec<Vec<(String, Data)>> = vec![Vec::new(); n];
         let mut states = vec![NodeState::Inactive; n];
         let mut collected = None;
         let mut failure = None;
+        // Catalog sets read from the catalog cache decode package entries on first use: one
+        // that did not decode voids the run (checked at its end).
+        let mut sets: Vec<(String, Arc<crate::catalog::CatalogSet>)> = Vec::new();
         for i in 0..n {
             let Some(node) = self.nodes.get(i) else { break };
             states[i] = NodeState::Active;
@@ -279,6 +287,11 @@ impl Pipeline {
                             Data::Outcome(o) => Some(o.clone()),
                             _ => None,
                         });
+                    }
+                    for data in &outputs {
+                        if let Data::CatalogSet(set) = data {
+                            sets.push((node.name.clone(), set.clone()));
+                        }
                     }
                     for (k, data) in outputs.into_iter().enumerate() {
                         for &r in &node.outputs {
@@ -310,6 +323,19 @@ impl Pipeline {
                     break;
                 }
             }
+        }
+        if failure.is_none()
+            && let Some((node, why)) = sets.iter().find_map(|(n, s)| Some((n, s.cache_damage()?)))
+        {
+            failure = Some(Failure {
+                node: node.clone(),
+                error: NodeError::Load(Box::new(crate::catalog::LoadError::Io {
+                    path: self.load.cache_dir.clone().unwrap_or_default(),
+                    source: std::io::Error::other(format!(
+                        "a catalog cache entry was damaged ({why}); it was removed: run again"
+                    )),
+                })),
+            });
         }
         let states = self
             .nodes

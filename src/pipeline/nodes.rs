@@ -25,6 +25,9 @@ pub(crate) struct NodeCache {
     pub(crate) keep_files: bool,
     /// `load-catalogs`: parse results of files seen before.
     files: FileCache,
+    /// `catalog`, `catalogs`: emit catalogs unread (nothing but the load node needs their
+    /// texts: no trace, no custom node, no parse cache kept).
+    pub(crate) unread_catalogs: bool,
     /// `datalog`: channel orders of the last catalog set.
     prepared: Option<Arc<Prepared>>,
 }
@@ -43,7 +46,7 @@ pub(crate) fn run(
         NodeType::Catalogs => sources
             .catalogs
             .iter()
-            .map(|s| read(s).map(Data::Catalog))
+            .map(|s| read(s, cache.unread_catalogs).map(Data::Catalog))
             .collect(),
         NodeType::Catalog => match &node.params {
             Params::Catalog(c) => {
@@ -52,7 +55,7 @@ pub(crate) fn run(
                     path: c.path.clone().into(),
                     priority: c.priority,
                 };
-                Ok(vec![Data::Catalog(read(&source)?)])
+                Ok(vec![Data::Catalog(read(&source, cache.unread_catalogs)?)])
             }
             _ => Ok(Vec::new()),
         },
@@ -103,13 +106,20 @@ fn custom(node: &Node, inputs: &[Data]) -> Result<Vec<Data>, NodeError> {
     t.call(&context, inputs).map_err(NodeError::Custom)
 }
 
-fn read(source: &CatalogSource) -> Result<Arc<CatalogData>, NodeError> {
-    let files = read_catalog(source).map_err(|e| NodeError::Load(Box::new(e)))?;
+/// A catalog's data: its files read, or (`unread`) only its path checked.
+fn read(source: &CatalogSource, unread: bool) -> Result<Arc<CatalogData>, NodeError> {
+    let files = if unread {
+        crate::catalog::check_source(source).map_err(|e| NodeError::Load(Box::new(e)))?;
+        Vec::new()
+    } else {
+        read_catalog(source).map_err(|e| NodeError::Load(Box::new(e)))?
+    };
     Ok(Arc::new(CatalogData {
         name: source.name.clone(),
         path: source.path.display().to_string(),
         priority: source.priority,
         files,
+        unread,
     }))
 }
 
@@ -120,7 +130,7 @@ fn load(
 ) -> Result<Vec<Data>, NodeError> {
     // The files stay where they are (shared with the trace and other nodes): borrowed, not
     // copied.
-    let catalogs: Vec<(CatalogSource, &[SourceFile])> = inputs
+    let catalogs: Vec<(CatalogSource, &[SourceFile], bool)> = inputs
         .iter()
         .filter_map(|d| match d {
             Data::Catalog(c) => Some((
@@ -130,6 +140,7 @@ fn load(
                     priority: c.priority,
                 },
                 c.files.as_slice(),
+                c.unread,
             )),
             _ => None,
         })
@@ -139,16 +150,34 @@ fn load(
             "no catalog given: name one with --catalog PATH or in the request's catalogs".into(),
         ));
     }
-    for (i, (s, _)) in catalogs.iter().enumerate() {
-        if catalogs.iter().take(i).any(|(o, _)| o.name == s.name) {
+    for (i, (s, _, _)) in catalogs.iter().enumerate() {
+        if catalogs.iter().take(i).any(|(o, _, _)| o.name == s.name) {
             return Err(NodeError::Input(format!(
                 "two catalogs are named {:?}; give one a name in the request file",
                 s.name
             )));
         }
     }
-    let borrowed: Vec<(&CatalogSource, &[SourceFile])> =
-        catalogs.iter().map(|(s, f)| (s, *f)).collect();
+    let load_error = |e| NodeError::Load(Box::new(e));
+    if catalogs.iter().all(|(_, _, unread)| *unread) {
+        // Read from their paths, a file at a time (and through the cache's index when it
+        // holds these catalogs).
+        let sources: Vec<CatalogSource> = catalogs.into_iter().map(|(s, _, _)| s).collect();
+        let set = CatalogSet::load(&sources, load_options).map_err(load_error)?;
+        return Ok(vec![Data::CatalogSet(Arc::new(set))]);
+    }
+    let mut read_now: Vec<Vec<SourceFile>> = Vec::new();
+    for (s, _, unread) in &catalogs {
+        read_now.push(match unread {
+            true => read_catalog(s).map_err(load_error)?,
+            false => Vec::new(),
+        });
+    }
+    let borrowed: Vec<(&CatalogSource, &[SourceFile])> = catalogs
+        .iter()
+        .zip(&read_now)
+        .map(|((s, f, unread), now)| (s, if *unread { now.as_slice() } else { *f }))
+        .collect();
     let set = if cache.keep_files {
         CatalogSet::load_file_slices_cached(&borrowed, load_options, &mut cache.files)
     } else {

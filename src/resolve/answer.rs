@@ -1,6 +1,7 @@
 //! The answer: for each package, install, upgrade (from, to, by which edge), keep, or no
 //! longer needed (docs/semantics.md §7).
 
+use crate::catalog::{BundleId, CatalogId, Deprecation, DeprecationRef, PackageId};
 use crate::request::Request;
 use crate::solver::Var;
 
@@ -104,6 +105,8 @@ pub(super) fn answer(
 ) -> Answer {
     let mut selected = Vec::new();
     let mut bundles = Vec::new();
+    let mut warnings = Vec::new();
+    let deprecations = Deprecations::of(u);
     for v in sel {
         let Some(Subject::Bundle(b)) = built.subjects.get(v.0 as usize).copied() else {
             continue;
@@ -136,12 +139,14 @@ pub(super) fn answer(
             }
             None => (Action::Install, None, None),
         };
+        let channel = reported_channel(d, b, channel_only).map(str::to_string);
+        warnings.extend(deprecations.notices(u, b, channel.as_deref()));
         selected.push(Selected {
             package,
             bundle: bundle.name.clone(),
             version: bundle.version.to_string(),
             catalog: u.catalog_name(bundle.catalog).to_string(),
-            channel: reported_channel(d, b, channel_only).map(str::to_string),
+            channel,
             action,
             from,
             via,
@@ -162,22 +167,57 @@ pub(super) fn answer(
         })
         .collect();
     unneeded.sort_by(|a, b| a.package.cmp(&b.package));
-    let mut warnings: Vec<String> = bundles
-        .iter()
-        .filter_map(|b| {
-            let m = d.preferences.deprecation_messages.get(b)?;
-            Some(format!(
-                "{} is deprecated by catalog {}: {m}",
-                u.bundle(*b).name,
-                u.catalog_name(u.bundle(*b).catalog)
-            ))
-        })
-        .collect();
     warnings.sort();
+    warnings.dedup();
     Answer {
         selected,
         unneeded,
         warnings,
         bundles,
+    }
+}
+
+/// The catalogs' `olm.deprecations` entries by package and catalog.
+struct Deprecations<'u> {
+    by_package: rustc_hash::FxHashMap<(PackageId, CatalogId), Vec<&'u Deprecation>>,
+}
+
+impl<'u> Deprecations<'u> {
+    fn of(u: &'u Universe) -> Deprecations<'u> {
+        let mut by_package: rustc_hash::FxHashMap<_, Vec<_>> = Default::default();
+        for d in &u.set.deprecations {
+            by_package
+                .entry((d.package, d.catalog))
+                .or_default()
+                .push(d);
+        }
+        Deprecations { by_package }
+    }
+
+    /// A warning for each deprecation that applies to selected bundle `b` taken from
+    /// `channel`: its package's, that channel's and its own, as OLM sets PackageDeprecated,
+    /// ChannelDeprecated and BundleDeprecated.
+    fn notices(&self, u: &Universe, b: BundleId, channel: Option<&str>) -> Vec<String> {
+        let bundle = u.bundle(b);
+        let Some(entries) = self.by_package.get(&(bundle.package, bundle.catalog)) else {
+            return Vec::new();
+        };
+        let mut kinds: Vec<(u8, &str)> = entries
+            .iter()
+            .filter_map(|d| match &d.reference {
+                DeprecationRef::Package => Some((0, d.message.as_str())),
+                DeprecationRef::Channel(c) if Some(c.as_str()) == channel => {
+                    Some((1, d.message.as_str()))
+                }
+                DeprecationRef::Bundle(n) if *n == bundle.name => Some((2, d.message.as_str())),
+                _ => None,
+            })
+            .collect();
+        kinds.sort_unstable();
+        let catalog = u.catalog_name(bundle.catalog);
+        kinds
+            .into_iter()
+            .map(|(_, m)| format!("{} is deprecated by catalog {catalog}: {m}", bundle.name))
+            .collect()
     }
 }

@@ -250,7 +250,7 @@ impl Prepared {
         let mut snap = lock().0.clone();
         let any_constraint = *self
             .any_constraint
-            .get_or_init(|| (self.set.bundles.iter()).any(|b| !b.requires_constraints.is_empty()));
+            .get_or_init(|| self.set.has_constraints());
         if !any_constraint {
             installed::add_matches(u, &mut snap);
             let (reach, complete) = reach::reachable_until(u, required, adjust, &snap, enough);

@@ -112,9 +112,16 @@ impl ChannelOrders {
     }
 
     /// Every malformed channel of the set, in the order of its package entries. Orders
-    /// every entry not ordered yet (in parallel).
+    /// every entry not ordered yet (in parallel), or only those the set knows to have a
+    /// malformed channel (a set read from the catalog cache knows).
     pub fn broken(&self) -> impl Iterator<Item = &BrokenChannel> {
-        let missing: Vec<usize> = (0..self.entries.len())
+        let candidates: Vec<usize> = match self.set.broken_channel_hint() {
+            Some(known) => known.to_vec(),
+            None => (0..self.entries.len()).collect(),
+        };
+        let missing: Vec<usize> = candidates
+            .iter()
+            .copied()
             .filter(|i| self.entries.get(*i).is_some_and(|c| c.get().is_none()))
             .collect();
         let ordered = crate::parallel::parallel_map(&missing, |i| {
@@ -126,7 +133,8 @@ impl ChannelOrders {
                 let _ = cell.set(orders);
             }
         }
-        (0..self.entries.len())
+        candidates
+            .into_iter()
             .filter_map(|i| self.entry(i))
             .flat_map(|e| e.broken.iter())
     }

@@ -33,6 +33,9 @@ pub struct Universe {
     extra_packages: Vec<String>,
     /// APIs only installed-only bundles mention; ids follow the catalog's.
     extra_gvks: Vec<Gvk>,
+    /// `extra_gvks` and `extra_packages` (non-empty names) by value, so that looking one up
+    /// is not a scan (an installed CSV may list 100,000 APIs).
+    extra_index: ExtraIndex,
     /// The installed bundles, in request order.
     pub installed: Vec<BundleId>,
     /// Installed bundles that stay exactly as they are (`keep: true`).
@@ -46,6 +49,13 @@ pub struct Universe {
     pub notes: Vec<super::AdjustmentWarning>,
     /// The cluster node, when the request gives one.
     pub cluster: Option<crate::constraint::Cluster>,
+}
+
+/// Installed-only APIs and packages by value (see `Universe::extra_index`).
+#[derive(Clone, Debug, Default)]
+struct ExtraIndex {
+    gvks: rustc_hash::FxHashMap<Gvk, usize>,
+    packages: rustc_hash::FxHashMap<String, usize>,
 }
 
 impl Universe {
@@ -62,6 +72,7 @@ impl Universe {
             extra_cel: Vec::new(),
             extra_packages: Vec::new(),
             extra_gvks: Vec::new(),
+            extra_index: ExtraIndex::default(),
             installed: Vec::new(),
             kept: Vec::new(),
             local_catalogs,
@@ -212,7 +223,11 @@ impl Universe {
             return p;
         }
         self.extra_packages.push(name.to_string());
-        PackageId((self.set.package_count() + self.extra_packages.len() - 1) as u32)
+        let k = self.extra_packages.len() - 1;
+        if !name.is_empty() {
+            self.extra_index.packages.insert(name.to_string(), k);
+        }
+        PackageId((self.set.package_count() + k) as u32)
     }
 
     fn gvk_ids(&mut self, gvks: &[Gvk]) -> Vec<GvkId> {
@@ -222,11 +237,13 @@ impl Universe {
             .map(|g| match self.set.gvk_id(g) {
                 Some(id) => id,
                 None => {
-                    let k = match self.extra_gvks.iter().position(|x| x == g) {
-                        Some(k) => k,
+                    let k = match self.extra_index.gvks.get(g) {
+                        Some(k) => *k,
                         None => {
                             self.extra_gvks.push(g.clone());
-                            self.extra_gvks.len() - 1
+                            let k = self.extra_gvks.len() - 1;
+                            self.extra_index.gvks.insert(g.clone(), k);
+                            k
                         }
                     };
                     GvkId((base + k) as u32)
@@ -241,10 +258,7 @@ impl Universe {
     /// The id of a package name, in a catalog or only among installed-only bundles.
     pub fn package_id(&self, name: &str) -> Option<PackageId> {
         self.set.package_id(name).or_else(|| {
-            let k = self
-                .extra_packages
-                .iter()
-                .position(|p| p == name && !p.is_empty())?;
+            let k = *self.extra_index.packages.get(name)?;
             Some(PackageId((self.set.package_count() + k) as u32))
         })
     }

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::Answer;
-use crate::cluster::{Binding, ClusterOptions, ClusterState, StateError, Status, read_paths};
+use crate::cluster::{
+    Binding, ClusterOptions, ClusterState, Meter, ReadOptions, StateError, Status, read_paths_with,
+};
 use crate::request::Request;
 
 /// The name of a cluster scenario's file.
@@ -33,6 +35,9 @@ pub(crate) struct ClusterScenario {
     /// `--policy`.
     #[serde(default)]
     pub policy: Option<PathBuf>,
+    /// `-n/--namespace`.
+    #[serde(default)]
+    pub namespace: Option<String>,
 }
 
 /// Runs the cluster scenario in `dir` (absolute); `strip` is removed from messages.
@@ -66,9 +71,14 @@ pub fn inputs(dir: &Path) -> Result<(ClusterState, Vec<Binding>, ClusterOptions)
         false => s.state.iter().map(at).collect(),
     };
     let err = |e: StateError| e.to_string();
-    let mut state = ClusterState::from_dump(read_paths(&paths).map_err(err)?).map_err(err)?;
+    let read = ReadOptions {
+        namespace: s.namespace.clone(),
+    };
+    let meter = Meter::unlimited();
+    let read_all = |p: &[PathBuf]| read_paths_with(p, &read, &meter).map_err(err);
+    let mut state = ClusterState::from_dump(read_all(&paths)?).map_err(err)?;
     for f in &s.apply {
-        state.apply(ClusterState::from_dump(read_paths(&[at(f)]).map_err(err)?).map_err(err)?);
+        state.apply(ClusterState::from_dump(read_all(&[at(f)])?).map_err(err)?);
     }
     let bindings = s
         .catalogs
@@ -88,14 +98,16 @@ pub fn inputs(dir: &Path) -> Result<(ClusterState, Vec<Binding>, ClusterOptions)
     Ok((state, bindings, opts))
 }
 
+/// The answer's status, as the exit code reads it: an InstallPlan OLM will refuse makes
+/// a resolved answer a no, as `deppy cluster resolve` exits.
 fn answer(dir: &Path) -> Result<(Status, String, String), String> {
     let (state, bindings, opts) = inputs(dir)?;
     let answer =
         crate::cluster::resolve_cluster(&state, &bindings, &opts).map_err(|e| e.to_string())?;
     let json = serde_json::to_string_pretty(&answer).map_err(|e| e.to_string())?;
-    Ok((
-        answer.status,
-        json,
-        crate::explain::cluster::render(&answer),
-    ))
+    let status = match answer.status {
+        Status::Resolved if answer.install_would_fail() => Status::Unsatisfiable,
+        s => s,
+    };
+    Ok((status, json, crate::explain::cluster::render(&answer)))
 }

@@ -13,6 +13,12 @@ use crate::catalog::walk::{self, Entry, Kind, Root};
 /// True when `dir` has both a `manifests/` and a `metadata/` directory (opm's test), inside
 /// `dir` itself (a link out of the bundle directory does not count).
 pub(super) fn is_bundle_dir(dir: &Path) -> bool {
+    // Most directories asked about are package directories of an FBC tree: one `lstat` says
+    // so, before the root is resolved (a `readlink` per path component).
+    let absent = |name: &str| std::fs::symlink_metadata(dir.join(name)).is_err();
+    if absent("manifests") || absent("metadata") {
+        return false;
+    }
     let root = Root::new(dir);
     let sub = |name: &str| matches!(walk::kind_of(&dir.join(name), &root), Ok(Kind::Dir));
     dir.is_dir() && sub("manifests") && sub("metadata")

@@ -187,6 +187,23 @@ fn crd_apis(doc: &FirstDoc, out: &mut Vec<Api>) -> Result<(), LoadError> {
     let plural = f
         .opt_str(names.get("plural"), "spec.names.plural")?
         .unwrap_or("");
+    // The API server requires a CRD's name to be <plural>.<group>; a CSV owns it by that name.
+    let name = doc
+        .value
+        .get("metadata")
+        .and_then(|m| m.get("name"))
+        .and_then(Value::as_str);
+    let want = format!("{plural}.{group}");
+    if let Some(name) = name
+        && name != want
+    {
+        return Err(f.invalid(
+            "metadata.name",
+            format!(
+                "{name:?} is not <spec.names.plural>.<spec.group> ({want:?}), as the API server requires of a CRD's name"
+            ),
+        ));
+    }
     let api = |version: &str| Api::new(group, version, kind, plural);
     for (i, v) in f
         .opt_list(spec.get("versions"), "spec.versions")?

@@ -191,7 +191,7 @@ pub(crate) fn assemble_with(
     all.sort_unstable_by(|(c, _, a), (d, _, b)| {
         (c, &a.package, &a.name).cmp(&(d, &b.package, &b.name))
     });
-    set.bundles = make_bundles(all, &remaps, wide)?;
+    set.bundles = make_bundles(all, &remaps, wide)?.into();
     let part = |(c, packages, channels, deprecations)| {
         catalog_packages(&set, c, packages, channels, deprecations)
     };
@@ -201,13 +201,15 @@ pub(crate) fn assemble_with(
         per_catalog.into_iter().map(part).collect()
     };
     let mut by_name = Vec::with_capacity(built.len());
+    let mut packages = Vec::new();
     for b in built {
         by_name.push(b.by_name);
-        set.packages.extend(b.packages);
+        packages.extend(b.packages);
         set.deprecations.extend(b.deprecations);
         warnings.extend(b.warnings);
     }
-    set.packages.sort_by_key(|p| (p.id, p.catalog));
+    packages.sort_by_key(|p| (p.id, p.catalog));
+    set.packages = packages.into();
     set.deprecations
         .sort_by(|a, b| deprecation_key(a).cmp(&deprecation_key(b)));
     set.deprecations.dedup();
@@ -267,7 +269,7 @@ fn catalog_packages(
     // Bundles are sorted by catalog first: this catalog's are one run.
     let from = set.bundles.partition_point(|b| b.catalog < c);
     let to = set.bundles.partition_point(|b| b.catalog <= c);
-    let bundles = set.bundles.get(from..to).unwrap_or_default();
+    let bundles = set.bundles.as_slice().get(from..to).unwrap_or_default();
     let mut by_name = FxHashMap::default();
     by_name.reserve(bundles.len());
     for b in bundles {

@@ -26,11 +26,12 @@ use crate::parallel::parallel_map;
 /// First word of an entry's header.
 const MAGIC: &str = "deppy-catalog-cache";
 /// Bumped whenever the records' shape or the payload encoding changes (1: JSON payload;
-/// 2 and 3: bincode; 4: postcard; 5: versions and ranges as their parts, bundles in chunks).
-pub(super) const FORMAT: u32 = 5;
+/// 2 and 3: bincode; 4: postcard; 5: versions and ranges as their parts, bundles in chunks;
+/// 6: keys from content hashes, the set stored as an index and units decoded on first use).
+pub(crate) const FORMAT: u32 = 6;
 
-/// The key of a file's entry.
-fn key(file: &str, bytes: &[u8], keep_heavy: bool) -> blake3::Hash {
+/// The key of a file's entry: its path and the BLAKE3 hash of its contents.
+fn key(file: &str, content: &blake3::Hash, keep_heavy: bool) -> blake3::Hash {
     let mut h = blake3::Hasher::new();
     h.update(MAGIC.as_bytes());
     h.update(&FORMAT.to_le_bytes());
@@ -38,7 +39,7 @@ fn key(file: &str, bytes: &[u8], keep_heavy: bool) -> blake3::Hash {
     h.update(&[u8::from(keep_heavy)]);
     h.update(&(file.len() as u64).to_le_bytes());
     h.update(file.as_bytes());
-    h.update(bytes);
+    h.update(content.as_bytes());
     h.finalize()
 }
 
@@ -52,7 +53,19 @@ pub(crate) fn parse_cached(
     keep_heavy: bool,
     parse: impl FnOnce() -> Result<Records, LoadError>,
 ) -> Result<Records, LoadError> {
-    let key = key(file, bytes, keep_heavy);
+    records_cached(dir, file, &blake3::hash(bytes), keep_heavy, parse)
+}
+
+/// The records of `file`, whose contents hash to `content`: from the cache in `dir` when a
+/// sound entry exists (the file is not read), else from `parse`, then stored.
+pub(crate) fn records_cached(
+    dir: &Path,
+    file: &str,
+    content: &blake3::Hash,
+    keep_heavy: bool,
+    parse: impl FnOnce() -> Result<Records, LoadError>,
+) -> Result<Records, LoadError> {
+    let key = key(file, content, keep_heavy);
     through(
         dir,
         &key,
@@ -258,7 +271,9 @@ pub(super) fn write_entry(
     entry: &[u8],
 ) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(dir)?;
-    crate::atomic::write_atomic(path, entry)?;
+    // Not synced to disk: every entry is checked when read, and rebuilt when it does not
+    // check out, so a crash can cost an entry but never trust a torn one.
+    crate::atomic::write_atomic_unsynced(path, entry)?;
     Ok(())
 }
 
@@ -478,7 +493,7 @@ mod tests {
     #[test]
     fn a_chunk_that_does_not_decode_rejects_the_entry() {
         let records = parse().unwrap();
-        let key = key("c.json", DOC.as_bytes(), false);
+        let key = key("c.json", &blake3::hash(DOC.as_bytes()), false);
         let good = encode(&key, &records).unwrap();
         assert!(decode(&good, &key).is_ok());
         // A payload whose hash checks out but whose one chunk is not a list of bundles.

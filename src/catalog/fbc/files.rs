@@ -8,6 +8,7 @@ use std::sync::{Mutex, PoisonError};
 use rustc_hash::FxHashMap;
 
 use super::convert::Records;
+use super::set_cache::Contents;
 use super::{FileJob, LoadOptions, collect_files, format_of, parse_maybe_cached};
 use crate::catalog::error::LoadError;
 use crate::catalog::set::{CatalogInfo, CatalogSet, CatalogSource};
@@ -128,14 +129,36 @@ impl CatalogSet {
         catalogs: &[(&CatalogSource, &[SourceFile])],
         opts: &LoadOptions,
     ) -> Result<CatalogSet, LoadError> {
-        match &opts.cache_dir {
-            Some(dir) => {
-                super::set_cache::load_cached(dir, catalogs, opts.keep_heavy_properties, || {
-                    Self::assemble_file_slices(catalogs, opts)
-                })
-            }
-            None => Self::assemble_file_slices(catalogs, opts),
+        let Some(dir) = &opts.cache_dir else {
+            return Self::assemble_file_slices(catalogs, opts);
+        };
+        let files = numbered(catalogs);
+        let hashes = parallel_map(&files, |(_, f)| blake3::hash(f.text.as_bytes()));
+        let infos: Vec<CatalogInfo> = catalogs.iter().map(|(s, _)| CatalogInfo::of(s)).collect();
+        let contents =
+            catalogs
+                .iter()
+                .enumerate()
+                .map(|(i, (s, _))| match opts.content_keys.get(&s.path) {
+                    Some(k) => Contents::Given(k),
+                    None => Contents::Files(
+                        files
+                            .iter()
+                            .zip(&hashes)
+                            .filter(|((c, _), _)| *c == i)
+                            .map(|((_, f), h)| (f.path.as_str(), *h))
+                            .collect(),
+                    ),
+                });
+        let keyed: Vec<(&CatalogInfo, Contents<'_>)> = infos.iter().zip(contents).collect();
+        let key = super::set_cache::key(&keyed, opts.keep_heavy_properties);
+        if let Some(set) = super::set_cache::lookup(dir, &key) {
+            super::note_loaded(&infos, "read back from the catalog cache");
+            return Ok(set);
         }
+        let set = Self::assemble_file_slices(catalogs, opts)?;
+        super::set_cache::store(dir, &key, &set);
+        Ok(set)
     }
 
     /// Each file's records (through the file cache of `opts`), assembled into the set.
@@ -149,7 +172,8 @@ impl CatalogSet {
         for ((i, _), r) in files.iter().zip(parsed) {
             records.push((*i, r?));
         }
-        let infos = catalogs.iter().map(|(s, _)| CatalogInfo::of(s)).collect();
+        let infos: Vec<CatalogInfo> = catalogs.iter().map(|(s, _)| CatalogInfo::of(s)).collect();
+        super::note_loaded(&infos, &format!("assembled from {} files", records.len()));
         super::assemble_files(infos, records)
     }
 
@@ -183,6 +207,15 @@ impl CatalogSet {
         }
         // Each catalog's records, copied once out of the cache into vectors of their final
         // size (no intermediate per-file copies, no regrowing).
+        let infos: Vec<CatalogInfo> = catalogs.iter().map(|(s, _)| CatalogInfo::of(s)).collect();
+        super::note_loaded(
+            &infos,
+            &format!(
+                "assembled from {} files ({} parsed)",
+                all.len(),
+                stale.len()
+            ),
+        );
         let recs_of = |f: &SourceFile| cache.entries.get(&f.path).map(|(_, _, r)| r);
         let mut per_catalog: Vec<(CatalogInfo, Records)> = catalogs
             .iter()

@@ -1,38 +1,62 @@
-//! The assembled catalog set in the catalog cache: when every catalog file of a load is
-//! unchanged, a warm load reads the set as the last load assembled it (ids, packages,
-//! channels with their bundles, deprecations, warnings) instead of reading each file's
-//! records and assembling them again; only the lookup tables are rebuilt.
+//! The assembled catalog set in the catalog cache. When every catalog of a load is unchanged,
+//! a warm load reads the set's index from the cache and decodes a package's entry and bundles
+//! only when something first looks them up (`crate::catalog::table`): the packages a request
+//! never reaches are never read from the entry, decoded or held.
 //!
 //! The entry's key is a BLAKE3 hash of deppy's version, the cache format, the load options,
-//! and every catalog (name, priority, path) with every file (path and contents) in load
-//! order: any change gives another key. The entry has the header of a file's entry
-//! ([`super::cache`]), and is checked, reported and rebuilt the same way. A set is stored
-//! only when no bundle states a constraint (`olm.constraint` or an alias form): those are
-//! compiled into CEL programs, which have no stored form, so such a set is assembled from
-//! the files' entries on every load.
+//! and every catalog (name, priority, path) with what stands for its contents: every file's
+//! path and content hash in load order, or the content key the caller gave for it (an
+//! image's manifest digest). Any change gives another key.
+//!
+//! Layout: a header line (`deppy-catalog-set FORMAT KEY HEAD-HASH HEAD-LEN BODY-LEN`), the
+//! head, then the body. The head (postcard) holds everything but the package entries and
+//! bundles: catalogs, package names, APIs, deprecations, warnings, each GVK's providers, the
+//! entries with a channel that cannot be ordered, and a table of units (one package entry of
+//! one catalog with its bundles: their place in the id spaces, where their bytes lie in the
+//! body and a BLAKE3 hash of them). The body holds each unit's postcard bytes, then every
+//! bundle's name (read on the first lookup of a bundle by name). The header's hash covers
+//! the head; a unit's hash is checked when it is decoded. A head that does not check out
+//! rejects the entry (rebuilt); a unit that does not is reported as the set's damage
+//! ([`CatalogSet::cache_damage`]), and the entry is removed.
+//!
+//! A set is stored only when no bundle states a constraint (`olm.constraint` or an alias
+//! form): those are compiled into CEL programs, which have no stored form, so such a set is
+//! assembled from the files' entries on every load.
 
-use std::path::Path;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
 use serde_json::value::RawValue;
 
-use super::SourceFile;
 use super::cache::{self, raw_properties, raw_values};
-use crate::catalog::error::{LoadError, Warning};
+use crate::catalog::ChannelGraph;
+use crate::catalog::error::Warning;
 use crate::catalog::intern::Interner;
 use crate::catalog::model::{
     Bundle, BundleId, CatalogId, Deprecation, Gvk, GvkId, OpaqueProperty, Origin, Package,
     PackageId, PackageRequirement,
 };
-use crate::catalog::set::{CatalogInfo, CatalogSet, CatalogSource};
+use crate::catalog::set::{CatalogInfo, CatalogSet, Index};
+use crate::catalog::table::{Bundles, Packages, Unit, UnitSource, UnitSpan, Units};
 use crate::version::Version;
 
-/// Tells a set's key from a file's: the two never share a key.
-const KIND: &[u8] = b"assembled catalog set";
+/// First word of a set entry's header.
+const MAGIC: &str = "deppy-catalog-set";
+
+/// What stands for one catalog's contents in the set's key.
+pub(crate) enum Contents<'a> {
+    /// Every file: its path and the BLAKE3 hash of its bytes, in load order.
+    Files(Vec<(&'a str, blake3::Hash)>),
+    /// A key given for the catalog's contents (an image's manifest digest).
+    Given(&'a str),
+}
 
 /// The key of the set loaded from `catalogs`.
-fn key(catalogs: &[(&CatalogSource, &[SourceFile])], keep_heavy: bool) -> blake3::Hash {
+pub(crate) fn key(catalogs: &[(&CatalogInfo, Contents<'_>)], keep_heavy: bool) -> blake3::Hash {
     let mut h = blake3::Hasher::new();
-    h.update(KIND);
+    h.update(MAGIC.as_bytes());
     h.update(&cache::FORMAT.to_le_bytes());
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
     h.update(&[u8::from(keep_heavy)]);
@@ -40,42 +64,61 @@ fn key(catalogs: &[(&CatalogSource, &[SourceFile])], keep_heavy: bool) -> blake3
         h.update(&(t.len() as u64).to_le_bytes());
         h.update(t);
     };
-    for (source, files) in catalogs {
-        text(source.name.as_bytes());
-        text(&source.priority.to_le_bytes());
-        text(source.path.display().to_string().as_bytes());
-        text(&(files.len() as u64).to_le_bytes());
-        for f in *files {
-            text(f.path.as_bytes());
-            text(f.text.as_bytes());
+    for (info, contents) in catalogs {
+        text(info.name.as_bytes());
+        text(&info.priority.to_le_bytes());
+        text(info.path.as_bytes());
+        match contents {
+            Contents::Files(files) => {
+                text(b"files");
+                text(&(files.len() as u64).to_le_bytes());
+                for (path, hash) in files {
+                    text(path.as_bytes());
+                    text(hash.as_bytes());
+                }
+            }
+            Contents::Given(k) => {
+                text(b"given");
+                text(k.as_bytes());
+            }
         }
     }
     h.finalize()
 }
 
-/// The set of `catalogs`: from the cache in `dir` when a sound entry exists, else from
-/// `assemble`, then stored when it can be. A cache that cannot be read or written costs an
-/// assembly and a warning in the log, never the load.
-pub(super) fn load_cached(
-    dir: &Path,
-    catalogs: &[(&CatalogSource, &[SourceFile])],
-    keep_heavy: bool,
-    assemble: impl FnOnce() -> Result<CatalogSet, LoadError>,
-) -> Result<CatalogSet, LoadError> {
-    let key = key(catalogs, keep_heavy);
-    cache::through(dir, &key, "for the catalog set", decode, assemble, |set| {
-        storable(set).then(|| {
-            let payload = encode(set)?;
-            Ok(cache::entry(&key, &payload))
-        })
-    })
+/// The stored set of `key` in `dir`, when a sound entry is there (`None` otherwise: the
+/// caller assembles the set and [`store`]s it).
+pub(crate) fn lookup(dir: &Path, key: &blake3::Hash) -> Option<CatalogSet> {
+    let path = cache::entry_path(dir, key);
+    match open(&path, key) {
+        Ok(set) => Some(set),
+        Err(Miss::Absent) => None,
+        Err(Miss::Unusable(why)) => {
+            log::warn!(
+                "catalog cache entry {} for the catalog set is unusable ({why}); rebuilding it",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+/// Stores `set` as the entry of `key` in `dir`, when it can be stored. A cache that cannot be
+/// written costs a warning in the log, never the load.
+pub(crate) fn store(dir: &Path, key: &blake3::Hash, set: &CatalogSet) {
+    if !storable(set) {
+        return;
+    }
+    let path = cache::entry_path(dir, key);
+    let written = encode(key, set).and_then(|entry| cache::write_entry(dir, &path, &entry));
+    if let Err(e) = written {
+        log::warn!("cannot write catalog cache entry {}: {e}", path.display());
+    }
 }
 
 /// True when every part of `set` has a stored form (no bundle states a constraint).
 fn storable(set: &CatalogSet) -> bool {
-    set.bundles
-        .iter()
-        .all(|b| b.requires_constraints.is_empty())
+    set.bundles.units().is_none() && !set.has_constraints()
 }
 
 /// A bundle as stored: every field but the compiled constraints (none, see [`storable`]),
@@ -116,216 +159,359 @@ fn stored<S: serde::Serializer>(b: &&Bundle, s: S) -> Result<S::Ok, S::Error> {
 #[derive(serde::Deserialize)]
 struct BundleIn(#[serde(with = "StoredBundle")] Bundle);
 
-/// A set as stored: everything but the lookup tables, which a load rebuilds.
-#[derive(serde::Serialize)]
-struct SetRef<'a> {
-    catalogs: &'a [CatalogInfo],
-    package_names: &'a [String],
-    gvks: &'a [Gvk],
-    packages: &'a [Package],
-    bundles: Vec<BundleOut<'a>>,
-    deprecations: &'a [Deprecation],
-    warnings: &'a [Warning],
+/// Where a stored part lies in the body, and its hash.
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+struct Extent {
+    offset: u64,
+    len: u64,
+    hash: [u8; 32],
 }
 
-/// [`SetRef`], read back.
-#[derive(serde::Deserialize)]
-struct SetOwned {
+/// One unit of the body: its place in the set and its bytes.
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+struct StoredUnit {
+    span: UnitSpan,
+    extent: Extent,
+}
+
+/// The head of a set entry (see the module's documentation).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Head {
     catalogs: Vec<CatalogInfo>,
     package_names: Vec<String>,
     gvks: Vec<Gvk>,
-    packages: Vec<Package>,
-    bundles: Vec<BundleIn>,
     deprecations: Vec<Deprecation>,
     warnings: Vec<Warning>,
+    providers: Vec<Vec<BundleId>>,
+    broken_channels: Vec<u32>,
+    units: Vec<StoredUnit>,
+    names: Extent,
 }
 
-fn encode(set: &CatalogSet) -> Result<Vec<u8>, postcard::Error> {
-    let bundles = set.bundles.iter().map(BundleOut).collect();
-    postcard::to_allocvec(&SetRef {
-        catalogs: &set.catalogs,
-        package_names: set.package_names.values(),
-        gvks: set.gvks.values(),
-        packages: &set.packages,
-        bundles,
-        deprecations: &set.deprecations,
-        warnings: &set.warnings,
+/// Appends `bytes` to `body`, returning where they lie.
+fn append(body: &mut Vec<u8>, bytes: &[u8]) -> Extent {
+    let offset = body.len() as u64;
+    body.extend_from_slice(bytes);
+    Extent {
+        offset,
+        len: bytes.len() as u64,
+        hash: *blake3::hash(bytes).as_bytes(),
+    }
+}
+
+/// The units of an assembled set, in bundle order; `None` when its bundles do not tile into
+/// package entries (never, for a set `assemble` built).
+fn spans_of(set: &CatalogSet) -> Option<Vec<(UnitSpan, usize)>> {
+    let mut order: Vec<usize> = (0..set.packages.len()).collect();
+    order.sort_by_key(|&i| set.packages.key_at(i).map(|(p, c)| (c, p)));
+    let mut spans = Vec::with_capacity(order.len());
+    let mut next = 0usize;
+    for pos in order {
+        let (package, catalog) = set.packages.key_at(pos)?;
+        let count = set
+            .bundles
+            .as_slice()
+            .get(next..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|b| b.package == package && b.catalog == catalog)
+            .count();
+        let first = u32::try_from(next).ok()?;
+        spans.push((
+            UnitSpan {
+                package,
+                catalog,
+                first,
+                count: u32::try_from(count).ok()?,
+            },
+            pos,
+        ));
+        next += count;
+    }
+    (next == set.bundles.len()).then_some(spans)
+}
+
+fn encode(key: &blake3::Hash, set: &CatalogSet) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+    let spans = spans_of(set).ok_or("bundles do not tile into package entries")?;
+    let mut body = Vec::new();
+    let mut units = Vec::with_capacity(spans.len());
+    for (span, pos) in spans {
+        let package = set.packages.get(pos).ok_or("no package entry")?;
+        let from = span.first as usize;
+        let bundles: Vec<BundleOut<'_>> = set
+            .bundles
+            .as_slice()
+            .get(from..from + span.count as usize)
+            .ok_or("a package entry's bundles are out of range")?
+            .iter()
+            .map(BundleOut)
+            .collect();
+        let bytes = postcard::to_allocvec(&(package, bundles))?;
+        units.push(StoredUnit {
+            span,
+            extent: append(&mut body, &bytes),
+        });
+    }
+    let names: Vec<&str> = set.bundles.iter().map(|b| b.name.as_str()).collect();
+    let names = append(&mut body, &postcard::to_allocvec(&names)?);
+    let broken_channels = (0..set.packages.len())
+        .filter(|&i| {
+            set.packages
+                .get(i)
+                .is_some_and(|p| p.channels.iter().any(|ch| ChannelGraph::build(ch).is_err()))
+        })
+        .map(|i| i as u32)
+        .collect();
+    let head = postcard::to_allocvec(&Head {
+        catalogs: set.catalogs.clone(),
+        package_names: set.package_names.values().to_vec(),
+        gvks: set.gvks.values().to_vec(),
+        deprecations: set.deprecations.clone(),
+        warnings: set.warnings.clone(),
+        providers: set.index.providers.clone(),
+        broken_channels,
+        units,
+        names,
+    })?;
+    let header = format!(
+        "{MAGIC} {} {} {} {} {}\n",
+        cache::FORMAT,
+        key.to_hex(),
+        blake3::hash(&head).to_hex(),
+        head.len(),
+        body.len()
+    );
+    let mut entry = header.into_bytes();
+    entry.reserve(head.len() + body.len());
+    entry.extend_from_slice(&head);
+    entry.extend_from_slice(&body);
+    Ok(entry)
+}
+
+/// Why no stored set was read.
+enum Miss {
+    /// There is no entry.
+    Absent,
+    /// There is one, and it does not check out.
+    Unusable(String),
+}
+
+/// The entry's header: its head's hash and length, and the body's length.
+struct Header {
+    head_hash: String,
+    head_len: u64,
+    body_len: u64,
+    /// Bytes of the header line, newline included.
+    len: u64,
+}
+
+/// The header line of an entry starting with `start` (its first bytes), checked against
+/// `key`.
+fn header(start: &[u8], key: &blake3::Hash) -> Result<Header, String> {
+    let newline = start
+        .iter()
+        .position(|b| *b == b'\n')
+        .ok_or("no header line")?;
+    let line = std::str::from_utf8(start.get(..newline).unwrap_or_default())
+        .map_err(|_| "header is not text")?;
+    let words: Vec<&str> = line.split(' ').collect();
+    let [magic, format, entry_key, head_hash, head_len, body_len] = words[..] else {
+        return Err("malformed header".to_string());
+    };
+    if magic != MAGIC || format != cache::FORMAT.to_string() {
+        return Err(format!(
+            "format {magic} {format}, expected {MAGIC} {}",
+            cache::FORMAT
+        ));
+    }
+    if entry_key != key.to_hex().as_str() {
+        return Err("key does not match the catalogs".to_string());
+    }
+    let number = |w: &str| w.parse::<u64>().map_err(|_| "malformed header".to_string());
+    Ok(Header {
+        head_hash: head_hash.to_string(),
+        head_len: number(head_len)?,
+        body_len: number(body_len)?,
+        len: newline as u64 + 1,
     })
 }
 
-/// The set of a checked payload, its lookup tables rebuilt. Ids are checked to be the
-/// positions the set gives them: an entry is never trusted to be consistent.
-fn decode(payload: &[u8]) -> Result<CatalogSet, String> {
-    let s: SetOwned = cache::whole(payload, "catalog set")?;
-    let in_order = s.bundles.iter().enumerate().all(|(i, b)| {
-        b.0.id.0 as usize == i
-            && (b.0.catalog.0 as usize) < s.catalogs.len()
-            && (b.0.package.0 as usize) < s.package_names.len()
-    });
-    if !in_order {
-        return Err("bundle ids out of order".to_string());
+/// Reads `len` bytes at `offset` of `file`.
+fn read_at(file: &File, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
+    let len = usize::try_from(len).map_err(std::io::Error::other)?;
+    let mut buf = vec![0u8; len];
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(&mut buf, offset)?;
     }
-    let mut set = CatalogSet {
-        catalogs: s.catalogs,
-        packages: s.packages,
-        bundles: s.bundles.into_iter().map(|b| b.0).collect(),
-        deprecations: s.deprecations,
-        warnings: s.warnings,
-        package_names: Interner::from_values(s.package_names),
-        gvks: Interner::from_values(s.gvks),
-        ..CatalogSet::default()
+    #[cfg(not(unix))]
+    {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = file;
+        f.seek(SeekFrom::Start(offset))?;
+        f.read_exact(&mut buf)?;
+    }
+    Ok(buf)
+}
+
+/// The stored set at `path`: its head read and checked, its units left in the file.
+fn open(path: &Path, key: &blake3::Hash) -> Result<CatalogSet, Miss> {
+    let unusable = |e: std::io::Error| Miss::Unusable(e.to_string());
+    // Only a regular file is opened (a FIFO planted there would block the load).
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return Err(Miss::Unusable("not a regular file".into())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Miss::Absent),
+        Err(e) => return Err(unusable(e)),
+    }
+    let file = File::open(path).map_err(unusable)?;
+    let size = file.metadata().map_err(unusable)?.len();
+    let start = read_at(&file, 0, size.min(512)).map_err(unusable)?;
+    let h = header(&start, key).map_err(Miss::Unusable)?;
+    let body_at = h.len.saturating_add(h.head_len);
+    if body_at.checked_add(h.body_len) != Some(size) {
+        return Err(Miss::Unusable(format!(
+            "entry is {size} bytes, header says {} (truncated?)",
+            body_at.saturating_add(h.body_len)
+        )));
+    }
+    let head_bytes = read_at(&file, h.len, h.head_len).map_err(unusable)?;
+    if blake3::hash(&head_bytes).to_hex().as_str() != h.head_hash {
+        return Err(Miss::Unusable("head hash does not match (corrupt)".into()));
+    }
+    let head: Head =
+        cache::whole(&head_bytes, "head of the catalog set").map_err(Miss::Unusable)?;
+    drop(head_bytes);
+    from_head(head, file, path, body_at, h.body_len).map_err(Miss::Unusable)
+}
+
+/// A stored set's unit reader: the open entry and where its parts lie.
+struct Store {
+    file: File,
+    path: PathBuf,
+    body_at: u64,
+    units: Vec<Extent>,
+    names: Extent,
+}
+
+impl Store {
+    fn read(&self, e: &Extent, what: &str) -> Result<Vec<u8>, String> {
+        let bytes = read_at(&self.file, self.body_at + e.offset, e.len)
+            .map_err(|err| format!("cannot read {what} of {}: {err}", self.path.display()))?;
+        if blake3::hash(&bytes).as_bytes() != &e.hash {
+            return Err(format!(
+                "{what} of {} does not match its hash (corrupt)",
+                self.path.display()
+            ));
+        }
+        Ok(bytes)
+    }
+}
+
+impl UnitSource for Store {
+    fn decode(&self, i: usize) -> Result<Unit, String> {
+        let e = self.units.get(i).ok_or("no such unit")?;
+        let bytes = self.read(e, "a package entry")?;
+        let (package, bundles): (Package, Vec<BundleIn>) = cache::whole(&bytes, "package entry")?;
+        Ok(Unit {
+            package,
+            bundles: bundles.into_iter().map(|b| b.0).collect(),
+        })
+    }
+
+    fn names(&self) -> Result<Vec<String>, String> {
+        let bytes = self.read(&self.names, "the bundle names")?;
+        cache::whole(&bytes, "bundle names")
+    }
+
+    fn damaged(&self, why: &str) {
+        log::warn!(
+            "removing damaged catalog cache entry {} ({why})",
+            self.path.display()
+        );
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The set of a checked head, its units left in `file`. Every id the head holds is checked
+/// against the sizes it gives: an entry is never trusted to be consistent.
+fn from_head(
+    head: Head,
+    file: File,
+    path: &Path,
+    body_at: u64,
+    body_len: u64,
+) -> Result<CatalogSet, String> {
+    let within = |e: &Extent| {
+        e.offset
+            .checked_add(e.len)
+            .is_some_and(|end| end <= body_len)
     };
-    set.reindex();
-    Ok(set)
+    if !head.units.iter().all(|u| within(&u.extent)) || !within(&head.names) {
+        return Err("a part lies outside the entry".into());
+    }
+    let (catalogs, packages) = (head.catalogs.len(), head.package_names.len());
+    let spans: Vec<UnitSpan> = head.units.iter().map(|u| u.span).collect();
+    if !spans
+        .iter()
+        .all(|s| (s.catalog.0 as usize) < catalogs && (s.package.0 as usize) < packages)
+    {
+        return Err("a package entry names no catalog or package".into());
+    }
+    let store = Store {
+        file,
+        path: path.to_path_buf(),
+        body_at,
+        units: head.units.iter().map(|u| u.extent).collect(),
+        names: head.names,
+    };
+    let units = Arc::new(Units::new(Box::new(store), spans).ok_or("bundle ids out of order")?);
+    let bundle_count = units
+        .spans()
+        .iter()
+        .map(|s| s.count as usize)
+        .sum::<usize>();
+    if head.providers.len() != head.gvks.len()
+        || head
+            .providers
+            .iter()
+            .flatten()
+            .any(|b| b.0 as usize >= bundle_count)
+    {
+        return Err("providers out of range".into());
+    }
+    let mut bundles_of = vec![Vec::new(); packages];
+    let mut package_entry = FxHashMap::default();
+    for (pos, s) in (0..units.spans().len()).filter_map(|i| Some((i, units.span_at(i)?))) {
+        package_entry.insert((s.package, s.catalog), pos);
+    }
+    for s in units.spans() {
+        if let Some(of) = bundles_of.get_mut(s.package.0 as usize) {
+            of.extend((s.first..s.first + s.count).map(BundleId));
+        }
+    }
+    let broken: Vec<usize> = head.broken_channels.iter().map(|&i| i as usize).collect();
+    if broken.iter().any(|&i| i >= units.spans().len()) {
+        return Err("a broken channel's entry is out of range".into());
+    }
+    Ok(CatalogSet {
+        catalogs: head.catalogs,
+        packages: Packages::lazy(units.clone()),
+        bundles: Bundles::lazy(units),
+        deprecations: head.deprecations,
+        warnings: head.warnings,
+        package_names: Interner::from_values(head.package_names),
+        gvks: Interner::from_values(head.gvks),
+        index: Index {
+            bundles_of,
+            providers: head.providers,
+            package_entry,
+            broken_channels: Some(broken),
+            ..Index::default()
+        },
+    })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::catalog::LoadOptions;
-
-    const DOC: &str = r#"{"schema":"olm.package","name":"a","defaultChannel":"stable"}
-{"schema":"olm.channel","package":"a","name":"stable","entries":[{"name":"a.v1.0.0"},{"name":"a.v1.1.0","replaces":"a.v1.0.0","skipRange":"<1.1.0"},{"name":"a.v0.9.0"}]}
-{"schema":"olm.bundle","name":"a.v1.0.0","package":"a","image":"i","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}},{"type":"olm.gvk","value":{"group":"g","kind":"K","version":"v1"}},{"type":"olm.package.required","value":{"packageName":"b","versionRange":">=1.0.0 <2"}},{"type":"olm.maxOpenShiftVersion","value":"4.22"}]}
-{"schema":"olm.bundle","name":"a.v1.1.0","package":"a","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.1.0"}},{"type":"olm.deprecated","value":{}},{"type":"olm.gvk.required","value":{"group":"h","kind":"H","version":"v1"}}]}
-{"schema":"olm.deprecations","package":"a","entries":[{"reference":{"schema":"olm.bundle","name":"a.v1.0.0"},"message":"old"}]}
-{"schema":"olm.bundle","name":"b.v1.0.0","package":"b","properties":[{"type":"olm.package","value":{"packageName":"b","version":"1.0.0"}},{"type":"olm.label","value":{"label":"x"}}]}
-"#;
-
-    const CONSTRAINED: &str = r#"{"schema":"olm.bundle","name":"c.v1.0.0","package":"c","properties":[{"type":"olm.package","value":{"packageName":"c","version":"1.0.0"}},{"type":"olm.constraint","value":{"failureMessage":"m","package":{"packageName":"a","versionRange":">=1.0.0"}}}]}
-"#;
-
-    fn files(text: &str) -> Vec<SourceFile> {
-        vec![SourceFile {
-            path: "cat/catalog.json".into(),
-            text: text.into(),
-        }]
-    }
-
-    fn source() -> CatalogSource {
-        CatalogSource {
-            name: "cat".into(),
-            path: "cat".into(),
-            priority: 3,
-        }
-    }
-
-    /// Everything a set holds, as text.
-    fn summary(set: &CatalogSet) -> String {
-        format!(
-            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
-            set.catalogs,
-            set.package_names.values(),
-            set.gvks.values(),
-            set.packages,
-            set.bundles,
-            set.deprecations,
-            set.warnings,
-            set.package_names()
-                .iter()
-                .map(|p| set.bundles_of(set.package_id(p).unwrap_or(PackageId(0))))
-                .collect::<Vec<_>>(),
-        )
-    }
-
-    fn load(dir: &Path, text: &str, assembled: &mut bool) -> CatalogSet {
-        let (src, files) = (source(), files(text));
-        let catalogs = [(&src, files.as_slice())];
-        load_cached(dir, &catalogs, false, || {
-            *assembled = true;
-            CatalogSet::load_file_slices(&catalogs, &LoadOptions::default())
-        })
-        .unwrap()
-    }
-
-    #[test]
-    fn a_warm_load_gives_the_assembled_set_without_assembling() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut assembled = false;
-        let cold = load(dir.path(), DOC, &mut assembled);
-        assert!(assembled);
-        assert!(!cold.warnings.is_empty(), "the test catalog warns");
-        let mut assembled = false;
-        let warm = load(dir.path(), DOC, &mut assembled);
-        assert!(!assembled, "a stored set was assembled again");
-        assert_eq!(summary(&warm), summary(&cold));
-        let gvk = Gvk {
-            group: "g".into(),
-            version: "v1".into(),
-            kind: "K".into(),
-        };
-        let g = warm.gvk_id(&gvk).unwrap();
-        assert_eq!(warm.providers(g), cold.providers(g));
-        assert_eq!(
-            warm.find_bundle(CatalogId(0), "b.v1.0.0"),
-            cold.find_bundle(CatalogId(0), "b.v1.0.0")
-        );
-    }
-
-    #[test]
-    fn a_changed_file_or_source_misses() {
-        let dir = tempfile::tempdir().unwrap();
-        load(dir.path(), DOC, &mut false);
-        let mut assembled = false;
-        load(dir.path(), &DOC.replace("4.22", "4.23"), &mut assembled);
-        assert!(assembled, "a changed file was served from the stored set");
-        let other = CatalogSource {
-            priority: 4,
-            ..source()
-        };
-        assert_ne!(
-            key(&[(&other, files(DOC).as_slice())], false),
-            key(&[(&source(), files(DOC).as_slice())], false)
-        );
-    }
-
-    #[test]
-    fn a_set_with_constraints_is_not_stored() {
-        let dir = tempfile::tempdir().unwrap();
-        let text = format!("{DOC}{CONSTRAINED}");
-        let first = load(dir.path(), &text, &mut false);
-        let mut assembled = false;
-        let second = load(dir.path(), &text, &mut assembled);
-        assert!(
-            assembled,
-            "a set with compiled constraints came from the cache"
-        );
-        assert_eq!(summary(&first), summary(&second));
-        assert!(
-            second
-                .bundles
-                .iter()
-                .any(|b| !b.requires_constraints.is_empty())
-        );
-    }
-
-    #[test]
-    fn a_corrupt_set_entry_is_rebuilt() {
-        let dir = tempfile::tempdir().unwrap();
-        let cold = load(dir.path(), DOC, &mut false);
-        let (src, files) = (source(), files(DOC));
-        let path = cache::entry_path(dir.path(), &key(&[(&src, files.as_slice())], false));
-        let good = std::fs::read(&path).unwrap();
-        let mut flipped = good.clone();
-        let last = flipped.len() - 3;
-        flipped[last] ^= 1;
-        for bad in [flipped, good[..good.len() / 2].to_vec()] {
-            std::fs::write(&path, &bad).unwrap();
-            let mut assembled = false;
-            let set = load(dir.path(), DOC, &mut assembled);
-            assert!(assembled, "a bad set entry was trusted");
-            assert_eq!(summary(&set), summary(&cold));
-            assert_eq!(std::fs::read(&path).unwrap(), good, "entry not rebuilt");
-        }
-    }
-
-    #[test]
-    fn ids_out_of_order_reject_the_entry() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut set = load(dir.path(), DOC, &mut false);
-        set.bundles.swap(0, 1);
-        let payload = encode(&set).unwrap();
-        let why = decode(&payload).err().unwrap();
-        assert!(why.contains("out of order"), "{why}");
-    }
-}
+mod tests;

@@ -41,7 +41,7 @@ pub(crate) fn split_yaml(text: &str) -> Vec<YamlChunk<'_>> {
 
 /// [`split_yaml`], stopping with `Err(max + 1)` as soon as a document past the first `max`
 /// is found: a storm of tiny documents is refused in one linear scan, before any parse.
-fn split_yaml_bounded(text: &str, max: usize) -> Result<Vec<YamlChunk<'_>>, usize> {
+pub(crate) fn split_yaml_bounded(text: &str, max: usize) -> Result<Vec<YamlChunk<'_>>, usize> {
     let mut chunks = Vec::new();
     let mut start = 0;
     let mut start_line = 1;

@@ -118,8 +118,19 @@ fn decode(raw: &str) -> Result<Value, String> {
     let text =
         String::from_utf8(bytes).map_err(|_| "field `value.data`: not UTF-8 text".to_string())?;
     serde_json::from_str(&text).or_else(|_| {
-        serde_saphyr::from_str::<Value>(&text)
-            .map_err(|e| format!("field `value.data`: neither JSON nor YAML: {e}"))
+        // The budgets of every YAML input (alias work bounded by the object's size), and
+        // the parser's words without its own names or positions inside the object.
+        let options = crate::input::yaml_options(text.len());
+        serde_saphyr::from_str_with_options::<Value>(&text, options).map_err(|e| {
+            let line = e
+                .location()
+                .map(|l| format!(" (line {} of the object)", l.line()));
+            format!(
+                "field `value.data`: neither JSON nor YAML: {}{}",
+                crate::input::yaml_reason(&e),
+                line.unwrap_or_default()
+            )
+        })
     })
 }
 
@@ -140,5 +151,14 @@ mod tests {
                 .contains("not base64")
         );
         assert!(decode("{}").unwrap_err().contains("value.data"));
+        // An alias bomb is refused in words, within the budget of its size.
+        let bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n";
+        let e = decode(&format!("{{\"data\": \"{}\"}}", b64(bomb))).unwrap_err();
+        assert!(e.contains("YAML safety limit exceeded"), "{e}");
+        for internal in ["<input>", "Budget", "{ "] {
+            assert!(!e.contains(internal), "{e}");
+        }
+        let e = decode(&format!("{{\"data\": \"{}\"}}", b64("a: [1\nb: 2\n"))).unwrap_err();
+        assert!(!e.contains("<input>"), "{e}");
     }
 }

@@ -6,7 +6,8 @@ use std::fmt;
 
 use serde::de::{DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny};
 
-use super::{Head, record};
+use super::doc::{Head, record};
+use super::value::{Counted, Counter};
 use crate::cluster::object::{
     CatalogSourceSpec, CsvSpec, CsvStatus, InstallPlanSpec, InstallPlanStatus, KindName,
     OperatorGroupSpec, OperatorGroupStatus, SubscriptionSpec, SubscriptionStatus,
@@ -57,10 +58,10 @@ pub(super) enum Body {
     Absent,
     /// Of a kind deppy does not read: skipped unbuilt.
     Ignored,
+    /// Read into its kind's type (boxed: a document waiting in a list stays small).
+    Spec(Box<Spec>),
     /// Read into its kind's type.
-    Spec(Spec),
-    /// Read into its kind's type.
-    Status(Status),
+    Status(Box<Status>),
     /// Read before the document's kind was known: converted afterwards.
     Deferred(serde_json::Value),
 }
@@ -76,15 +77,21 @@ pub(super) fn head_name(head: &Head) -> Option<String> {
     })
 }
 
-/// Reads one body of the document whose head has been read so far.
-pub(super) struct BodySeed<'h> {
+/// Reads one body of the document whose head has been read so far; a body kept as a
+/// value counts against the object's size budget.
+pub(super) struct BodySeed<'h, 'c, 'm> {
     head: &'h Head,
     part: Part,
+    counter: &'c Counter<'m>,
 }
 
-impl<'h> BodySeed<'h> {
-    pub(super) fn new(head: &'h Head, part: Part) -> BodySeed<'h> {
-        BodySeed { head, part }
+impl<'h, 'c, 'm> BodySeed<'h, 'c, 'm> {
+    pub(super) fn new(head: &'h Head, part: Part, counter: &'c Counter<'m>) -> Self {
+        BodySeed {
+            head,
+            part,
+            counter,
+        }
     }
 
     /// The kind, when the document named both `apiVersion` and `kind` before this body;
@@ -97,6 +104,16 @@ impl<'h> BodySeed<'h> {
     }
 }
 
+/// The field `path` of body `part`, for messages.
+fn field_of(part: Part, path: &serde_path_to_error::Path) -> String {
+    let path = path.to_string();
+    if path == "." {
+        part.to_string()
+    } else {
+        format!("{part}.{path}")
+    }
+}
+
 /// Deserializes `T`, recording the field that failed against the object.
 fn typed<'de, D: Deserializer<'de>, T: DeserializeOwned>(
     d: D,
@@ -104,24 +121,37 @@ fn typed<'de, D: Deserializer<'de>, T: DeserializeOwned>(
     part: Part,
 ) -> Result<T, D::Error> {
     serde_path_to_error::deserialize(d).map_err(|e| {
-        let path = e.path().to_string();
-        let field = if path == "." {
-            part.to_string()
-        } else {
-            format!("{part}.{path}")
-        };
+        let field = field_of(part, e.path());
         let inner = e.into_inner();
         record(head_name(head), field, inner.to_string());
         inner
     })
 }
 
-impl<'de> DeserializeSeed<'de> for BodySeed<'_> {
+/// Reads a body as a value within the object's size budget, recording the field that
+/// failed against the object.
+fn counted<'de, D: Deserializer<'de>>(
+    d: D,
+    head: &Head,
+    part: Part,
+    counter: &Counter<'_>,
+) -> Result<serde_json::Value, D::Error> {
+    let mut track = serde_path_to_error::Track::new();
+    let tracked = serde_path_to_error::Deserializer::new(d, &mut track);
+    let read = Counted(counter).deserialize(tracked);
+    read.inspect_err(move |e| {
+        let field = field_of(part, &track.path());
+        record(head_name(head), field, e.to_string());
+    })
+}
+
+impl<'de> DeserializeSeed<'de> for BodySeed<'_, '_, '_> {
     type Value = Body;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Body, D::Error> {
+        let deferred = |d: D| counted(d, self.head, self.part, self.counter).map(Body::Deferred);
         let kind = match self.kind() {
-            None => return Ok(Body::Deferred(typed(d, self.head, self.part)?)),
+            None => return deferred(d),
             Some(Err(())) => {
                 let keep = self
                     .head
@@ -129,7 +159,7 @@ impl<'de> DeserializeSeed<'de> for BodySeed<'_> {
                     .as_deref()
                     .is_some_and(crate::cluster::custom::keeps);
                 if keep {
-                    return Ok(Body::Deferred(typed(d, self.head, self.part)?));
+                    return deferred(d);
                 }
                 IgnoredAny::deserialize(d)?;
                 return Ok(Body::Ignored);
@@ -138,39 +168,45 @@ impl<'de> DeserializeSeed<'de> for BodySeed<'_> {
         };
         let (h, p) = (self.head, self.part);
         Ok(match (self.part, kind) {
-            (Part::Spec, KindName::Subscription) => Body::Spec(Spec::Subscription(typed(d, h, p)?)),
-            (Part::Spec, KindName::ClusterServiceVersion) => Body::Spec(Spec::Csv(typed(d, h, p)?)),
+            (Part::Spec, KindName::Subscription) => {
+                Body::Spec(Box::new(Spec::Subscription(typed(d, h, p)?)))
+            }
+            (Part::Spec, KindName::ClusterServiceVersion) => {
+                Body::Spec(Box::new(Spec::Csv(typed(d, h, p)?)))
+            }
             (Part::Spec, KindName::CatalogSource) => {
-                Body::Spec(Spec::CatalogSource(typed(d, h, p)?))
+                Body::Spec(Box::new(Spec::CatalogSource(typed(d, h, p)?)))
             }
             (Part::Spec, KindName::OperatorGroup) => {
-                Body::Spec(Spec::OperatorGroup(typed(d, h, p)?))
+                Body::Spec(Box::new(Spec::OperatorGroup(typed(d, h, p)?)))
             }
-            (Part::Spec, KindName::InstallPlan) => Body::Spec(Spec::InstallPlan(typed(d, h, p)?)),
+            (Part::Spec, KindName::InstallPlan) => {
+                Body::Spec(Box::new(Spec::InstallPlan(typed(d, h, p)?)))
+            }
             (Part::Status, KindName::Subscription) => {
-                Body::Status(Status::Subscription(typed(d, h, p)?))
+                Body::Status(Box::new(Status::Subscription(typed(d, h, p)?)))
             }
             (Part::Status, KindName::ClusterServiceVersion) => {
-                Body::Status(Status::Csv(typed(d, h, p)?))
+                Body::Status(Box::new(Status::Csv(typed(d, h, p)?)))
             }
             (Part::Status, KindName::OperatorGroup) => {
-                Body::Status(Status::OperatorGroup(typed(d, h, p)?))
+                Body::Status(Box::new(Status::OperatorGroup(typed(d, h, p)?)))
             }
             (Part::Status, KindName::InstallPlan) => {
-                Body::Status(Status::InstallPlan(typed(d, h, p)?))
+                Body::Status(Box::new(Status::InstallPlan(typed(d, h, p)?)))
             }
             (Part::Spec, KindName::ClusterCatalog) => {
-                Body::Spec(Spec::ClusterCatalog(typed(d, h, p)?))
+                Body::Spec(Box::new(Spec::ClusterCatalog(typed(d, h, p)?)))
             }
             (Part::Spec, KindName::ClusterExtension) => {
-                Body::Spec(Spec::ClusterExtension(typed(d, h, p)?))
+                Body::Spec(Box::new(Spec::ClusterExtension(typed(d, h, p)?)))
             }
             (Part::Status, KindName::ClusterExtension) => {
-                Body::Status(Status::ClusterExtension(typed(d, h, p)?))
+                Body::Status(Box::new(Status::ClusterExtension(typed(d, h, p)?)))
             }
             (Part::Status, KindName::CatalogSource | KindName::ClusterCatalog) => {
                 IgnoredAny::deserialize(d)?;
-                Body::Status(Status::Unread)
+                Body::Status(Box::new(Status::Unread))
             }
         })
     }
@@ -199,7 +235,7 @@ impl Body {
     /// The typed spec of an object of `kind` (an absent spec is the default one).
     pub(super) fn into_spec(self, kind: KindName) -> Result<Spec, String> {
         let v = match self {
-            Body::Spec(s) => return Ok(s),
+            Body::Spec(s) => return Ok(*s),
             Body::Absent | Body::Ignored => None,
             Body::Deferred(v) => Some(v),
             Body::Status(_) => return Err("spec is not a spec".into()),
@@ -219,7 +255,7 @@ impl Body {
     /// The typed status of an object of `kind` (an absent status is the default one).
     pub(super) fn into_status(self, kind: KindName) -> Result<Status, String> {
         let v = match self {
-            Body::Status(s) => return Ok(s),
+            Body::Status(s) => return Ok(*s),
             Body::Absent | Body::Ignored => None,
             Body::Deferred(v) => Some(v),
             Body::Spec(_) => return Err("status is not a status".into()),

@@ -1,4 +1,5 @@
 use super::*;
+use crate::cluster::object::Kind;
 
 const SUB: &str = "apiVersion: operators.coreos.com/v1alpha1
 kind: Subscription

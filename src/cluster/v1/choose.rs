@@ -6,6 +6,7 @@
 //! step is kept as data so the answer can say why a bundle was or was not chosen.
 
 use std::cmp::Ordering;
+use std::collections::HashSet;
 
 use kube_core::labels::{Selector, SelectorExt};
 
@@ -88,6 +89,11 @@ pub enum Failure {
     InvalidSelector(String),
     /// `status.install.bundle.version` is not a version.
     InvalidInstalledVersion(String),
+    /// `upgradeConstraintPolicy` is none of the names operator-controller knows.
+    InvalidPolicy(String),
+    /// `status.installedBundleResource` (v0.9.x) names an image no bundle of the package
+    /// in the catalogs has, as OLM v1 then said too.
+    InstalledImageNotFound(String),
     /// No catalog offers a candidate.
     NoCandidates,
     /// Catalogs of the same top priority both offer candidates.
@@ -130,6 +136,8 @@ pub struct Decision {
     pub package: String,
     /// The upgrade policy.
     pub policy: UpgradePolicy,
+    /// The policy as written when it is an earlier name (`Enforce`, `Ignore`).
+    pub policy_written: Option<String>,
     /// The installed bundle (name, version).
     pub installed: Option<(String, String)>,
     /// Each catalog's part, by catalog name.
@@ -155,18 +163,25 @@ pub fn decide(
     catalogs: &[ClusterCatalog],
     set: Option<&CatalogSet>,
 ) -> Decision {
-    let policy = match filter.upgrade_constraint_policy.as_deref() {
-        Some("SelfCertified") => UpgradePolicy::SelfCertified,
-        _ => UpgradePolicy::CatalogProvided,
-    };
+    let written = filter.upgrade_constraint_policy.as_deref();
+    let (policy, known) = upgrade_policy(written);
     let mut d = Decision {
         filter: filter.clone(),
         package: filter.package_name.clone().unwrap_or_default(),
         policy,
+        policy_written: written
+            .filter(|w| matches!(*w, "Enforce" | "Ignore"))
+            .map(str::to_string),
         installed: installed.map(|(n, v)| (n.to_string(), v.to_string())),
         catalogs: Vec::new(),
         result: Err(Failure::NoCandidates),
     };
+    if !known {
+        d.result = Err(Failure::InvalidPolicy(
+            written.unwrap_or_default().to_string(),
+        ));
+        return d;
+    }
     match wanted(filter, installed, policy) {
         Ok(w) => match selector(filter) {
             Ok(sel) => d.result = choose(&w, &sel, catalogs, set, &mut d.catalogs),
@@ -175,6 +190,37 @@ pub fn decide(
         Err(f) => d.result = Err(f),
     }
     d
+}
+
+/// The decision for an extension that fails before any catalog is looked at.
+pub(super) fn failed(
+    filter: &CatalogFilter,
+    installed: Option<(String, String)>,
+    failure: Failure,
+) -> Decision {
+    let written = filter.upgrade_constraint_policy.as_deref();
+    Decision {
+        filter: filter.clone(),
+        package: filter.package_name.clone().unwrap_or_default(),
+        policy: upgrade_policy(written).0,
+        policy_written: written
+            .filter(|w| matches!(*w, "Enforce" | "Ignore"))
+            .map(str::to_string),
+        installed,
+        catalogs: Vec::new(),
+        result: Err(failure),
+    }
+}
+
+/// The policy `upgradeConstraintPolicy` names, and whether it names one: `CatalogProvided`
+/// (the default) and `SelfCertified`, and their names before operator-controller v0.16.0,
+/// `Enforce` and `Ignore`.
+fn upgrade_policy(written: Option<&str>) -> (UpgradePolicy, bool) {
+    match written {
+        None | Some("" | "CatalogProvided" | "Enforce") => (UpgradePolicy::CatalogProvided, true),
+        Some("SelfCertified" | "Ignore") => (UpgradePolicy::SelfCertified, true),
+        Some(_) => (UpgradePolicy::CatalogProvided, false),
+    }
 }
 
 fn wanted<'a>(
@@ -206,11 +252,13 @@ fn wanted<'a>(
     })
 }
 
-/// The selector; absent or empty selects every catalog.
+/// The selector; absent or empty selects every catalog. One that Kubernetes'
+/// `LabelSelectorAsSelector` refuses is invalid, as operator-controller finds it.
 fn selector(filter: &CatalogFilter) -> Result<Selector, Failure> {
     match &filter.selector {
         None => Ok(Selector::default()),
         Some(s) => {
+            super::selector::validate(s).map_err(Failure::InvalidSelector)?;
             Selector::try_from(s.clone()).map_err(|e| Failure::InvalidSelector(e.to_string()))
         }
     }
@@ -325,11 +373,12 @@ fn filtered(
         .filter(|ch| w.channels.is_empty() || w.channels.contains(&ch.name))
         .collect();
     let in_channels = (!w.channels.is_empty()).then(|| {
-        bundles.retain(|b| {
-            channels
-                .iter()
-                .any(|ch| ch.entries.iter().any(|e| e.name == b.name))
-        });
+        let names: HashSet<&str> = channels
+            .iter()
+            .flat_map(|ch| &ch.entries)
+            .map(|e| e.name.as_str())
+            .collect();
+        bundles.retain(|b| names.contains(b.name.as_str()));
         bundles.len()
     });
     let in_version = w.version.as_ref().map(|v| {
@@ -338,12 +387,16 @@ fn filtered(
     });
     let successors = match (&w.installed, w.policy) {
         (Some((name, version)), UpgradePolicy::CatalogProvided) => {
-            bundles.retain(|b| is_successor(b, name, version, &channels));
+            let next = successors_of(name, version, &channels);
+            bundles.retain(|b| {
+                b.version.semver() == version.semver() || next.contains(b.name.as_str())
+            });
             Some(bundles.len())
         }
         _ => None,
     };
-    let deprecated = |b: &Bundle| is_deprecated(set, entry.id, cid, &b.name);
+    let deprecated_names = deprecated_in(set, entry.id, cid);
+    let deprecated = |b: &Bundle| deprecated_names.contains(b.name.as_str());
     bundles.sort_by(|a, b| {
         deprecated(a)
             .cmp(&deprecated(b))
@@ -376,31 +429,34 @@ fn by_release(a: &Version, b: &Version) -> Ordering {
     a.semver().build.cmp(&b.semver().build)
 }
 
-/// A successor of the installed bundle: a channel entry that replaces or skips it, or whose
-/// skipRange (blang syntax, as in OLM v0) covers its version; or a bundle of the installed
-/// version itself.
-fn is_successor(
-    b: &Bundle,
+/// The successors of the installed bundle, by name: the channel entries that replace or
+/// skip it, or whose skipRange (blang syntax, as in OLM v0) covers its version (a bundle of
+/// the installed version itself is one too). One pass over the entries.
+fn successors_of<'c>(
     installed: &str,
     version: &Version,
-    channels: &[&crate::catalog::Channel],
-) -> bool {
-    if b.version.semver() == version.semver() {
-        return true;
-    }
-    channels.iter().flat_map(|ch| &ch.entries).any(|e| {
-        e.name == b.name
-            && (e.replaces.as_deref() == Some(installed)
+    channels: &[&'c crate::catalog::Channel],
+) -> HashSet<&'c str> {
+    channels
+        .iter()
+        .flat_map(|ch| &ch.entries)
+        .filter(|e| {
+            e.replaces.as_deref() == Some(installed)
                 || e.skips.iter().any(|s| s == installed)
-                || e.skip_range.as_ref().is_some_and(|r| r.matches(version)))
-    })
+                || e.skip_range.as_ref().is_some_and(|r| r.matches(version))
+        })
+        .map(|e| e.name.as_str())
+        .collect()
 }
 
-/// Whether the catalog has a bundle-level `olm.deprecations` entry for this bundle.
-fn is_deprecated(set: &CatalogSet, package: PackageId, catalog: CatalogId, bundle: &str) -> bool {
-    set.deprecations.iter().any(|d| {
-        d.package == package
-            && d.catalog == catalog
-            && matches!(&d.reference, DeprecationRef::Bundle(n) if n == bundle)
-    })
+/// The bundles the catalog names in a bundle-level `olm.deprecations` entry of the package.
+fn deprecated_in(set: &CatalogSet, package: PackageId, catalog: CatalogId) -> HashSet<&str> {
+    set.deprecations
+        .iter()
+        .filter(|d| d.package == package && d.catalog == catalog)
+        .filter_map(|d| match &d.reference {
+            DeprecationRef::Bundle(n) => Some(n.as_str()),
+            _ => None,
+        })
+        .collect()
 }

@@ -9,6 +9,7 @@ mod choose;
 mod masterminds;
 mod object;
 mod resolve;
+mod selector;
 
 pub use answer::{
     AddExtension, Advice, AdviceStatus, DependencyAnswer, ExtensionAction, ExtensionAnswer,

@@ -1,7 +1,10 @@
 //! The OLM v1 objects deppy reads (group `olm.operatorframework.io`): `ClusterCatalog` and
 //! `ClusterExtension`, cluster-scoped, as typed views of the fields resolution needs
-//! (docs/semantics.md §10). Versions v1 and v1alpha1 are read alike; the older v1alpha1
-//! fields (`spec.packageName`, `spec.channel`, `status.installedBundle`) are read too.
+//! (docs/semantics.md §10). Versions v1 and v1alpha1 are read alike, and each earlier
+//! v1alpha1 shape of operator-controller (docs/cluster.md, "Earlier OLM v1 objects"): the
+//! flat `spec.packageName`, `spec.channel`, `spec.version` and `spec.upgradeConstraintPolicy`
+//! (v0.9.0 to v0.13.0), `spec.source.catalog.channel` (v0.14.0, v0.15.0),
+//! `status.installedBundleResource` (v0.9.x), `status.installedBundle` (v0.10.0 to v0.14.0).
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde::Deserialize;
@@ -16,7 +19,7 @@ pub const CATALOGD_GROUP: &str = "catalogd.operatorframework.io";
 pub const CATALOG_NAME_LABEL: &str = "olm.operatorframework.io/metadata.name";
 
 /// `spec.source.image` of a ClusterCatalog.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct CatalogImage {
     /// The catalog image reference.
     #[serde(rename = "ref")]
@@ -24,7 +27,7 @@ pub struct CatalogImage {
 }
 
 /// `spec.source` of a ClusterCatalog.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct CatalogSourceRef {
     /// `Image`.
     #[serde(rename = "type")]
@@ -34,7 +37,7 @@ pub struct CatalogSourceRef {
 }
 
 /// A ClusterCatalog's `spec`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterCatalogSpec {
     /// Where its contents come from.
@@ -63,7 +66,7 @@ impl ClusterCatalogSpec {
 }
 
 /// `spec.source.catalog` of a ClusterExtension.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogFilter {
     /// The package.
@@ -75,12 +78,25 @@ pub struct CatalogFilter {
     pub channels: Vec<String>,
     /// Which ClusterCatalogs to use; absent or empty: all.
     pub selector: Option<LabelSelector>,
-    /// `CatalogProvided` (default) or `SelfCertified`.
+    /// `CatalogProvided` (default) or `SelfCertified` (before operator-controller v0.16.0:
+    /// `Enforce` and `Ignore`).
     pub upgrade_constraint_policy: Option<String>,
+    /// v1alpha1 of operator-controller v0.14.0 and v0.15.0: one channel (`channels` since
+    /// v0.16.0).
+    pub channel: Option<String>,
+}
+
+impl CatalogFilter {
+    /// The channels asked for: `channels`, and the older single `channel`.
+    pub fn all_channels(&self) -> Vec<String> {
+        let mut out = self.channels.clone();
+        out.extend(self.channel.iter().filter(|c| !c.is_empty()).cloned());
+        out
+    }
 }
 
 /// `spec.source` of a ClusterExtension.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ExtensionSource {
     /// `Catalog`.
@@ -89,16 +105,26 @@ pub struct ExtensionSource {
     pub catalog: Option<CatalogFilter>,
 }
 
-/// A ClusterExtension's `spec` (v1, and the older v1alpha1 flat fields).
-#[derive(Clone, Debug, Default, Deserialize)]
+/// `spec.install` of a ClusterExtension of operator-controller v0.15.0.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+pub struct InstallConfig {
+    /// The namespace it installs into.
+    pub namespace: Option<String>,
+}
+
+/// A ClusterExtension's `spec`: v1, and the earlier v1alpha1 shapes (the flat fields of
+/// operator-controller v0.9.0 to v0.13.0, `spec.install.namespace` of v0.15.0).
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterExtensionSpec {
     /// Where the bundle comes from.
     pub source: Option<ExtensionSource>,
     /// The namespace it installs into.
     pub namespace: Option<String>,
-    /// v1alpha1: the install namespace.
+    /// v1alpha1 (v0.10.0 to v0.14.0): the install namespace.
     pub install_namespace: Option<String>,
+    /// v1alpha1 (v0.15.0): the install namespace, in `spec.install.namespace`.
+    pub install: Option<InstallConfig>,
     /// v1alpha1: the package.
     pub package_name: Option<String>,
     /// v1alpha1: the version constraint.
@@ -116,7 +142,11 @@ impl ClusterExtensionSpec {
     /// The catalog filter, from `spec.source.catalog` or the v1alpha1 flat fields.
     pub fn filter(&self) -> CatalogFilter {
         if let Some(c) = self.source.as_ref().and_then(|s| s.catalog.as_ref()) {
-            return c.clone();
+            return CatalogFilter {
+                channels: c.all_channels(),
+                channel: None,
+                ..c.clone()
+            };
         }
         let mut channels = self.channels.clone();
         channels.extend(self.channel.iter().filter(|c| !c.is_empty()).cloned());
@@ -126,6 +156,7 @@ impl ClusterExtensionSpec {
             channels,
             selector: None,
             upgrade_constraint_policy: self.upgrade_constraint_policy.clone(),
+            channel: None,
         }
     }
 
@@ -134,6 +165,7 @@ impl ClusterExtensionSpec {
         self.namespace
             .as_deref()
             .or(self.install_namespace.as_deref())
+            .or(self.install.as_ref().and_then(|i| i.namespace.as_deref()))
     }
 }
 
@@ -149,20 +181,25 @@ pub struct BundleMetadata {
 }
 
 /// `status.install` of a ClusterExtension.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 pub struct InstallStatus {
     /// The installed bundle.
     pub bundle: Option<BundleMetadata>,
 }
 
-/// A ClusterExtension's `status`.
-#[derive(Clone, Debug, Default, Deserialize)]
+/// A ClusterExtension's `status`. What operator-controller resolved but has not installed
+/// (`resolution`, `resolvedBundle`, `resolvedBundleResource`) is not read: only what is
+/// installed changes the choice.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterExtensionStatus {
-    /// v1: what is installed.
+    /// v1 (and v1alpha1 since operator-controller v0.15.0): what is installed.
     pub install: Option<InstallStatus>,
-    /// v1alpha1: what is installed.
+    /// v1alpha1 of v0.10.0 to v0.14.0: what is installed.
     pub installed_bundle: Option<BundleMetadata>,
+    /// v1alpha1 of v0.9.x (2023): the image of the installed bundle, looked up in the
+    /// catalogs (the bundle of the package with that image).
+    pub installed_bundle_resource: Option<String>,
 }
 
 impl ClusterExtensionStatus {

@@ -6,8 +6,10 @@ use std::sync::Arc;
 
 use super::answer::{ExtensionAction, ExtensionAnswer, ExtensionStatus, declared};
 use super::catalogs::{ClusterCatalog, cluster_catalogs};
-use super::choose::{Decision, decide};
+use super::choose::{Decision, Failure, decide, failed};
+use super::object::{CatalogFilter, ClusterExtensionStatus};
 use crate::catalog::{CatalogSet, CatalogSource, LoadOptions};
+use crate::cluster::budget::{Meter, Stage};
 use crate::cluster::error::StateError;
 use crate::cluster::object::{Kind, KindName};
 use crate::cluster::resolve::Binding;
@@ -57,6 +59,7 @@ pub(crate) fn resolve_extensions(
     state: &ClusterState,
     bindings: &[Binding],
     opts: &LoadOptions,
+    meter: &Meter,
 ) -> Result<Vec<ExtensionAnswer>, StateError> {
     let mut extensions = state.of_kind(KindName::ClusterExtension).peekable();
     if extensions.peek().is_none() {
@@ -74,13 +77,18 @@ pub(crate) fn resolve_extensions(
     let set = load(&catalogs, opts)?.map(Arc::new);
     let mut out = Vec::new();
     for o in extensions {
+        meter.check_time(Stage::Extensions)?;
         let Kind::ClusterExtension(spec, status) = &o.kind else {
             continue;
         };
-        let installed = status
-            .installed()
-            .map(|b| (b.name.as_str(), b.version.as_str()));
-        let d = decide(&spec.filter(), installed, &catalogs, set.as_deref());
+        let filter = spec.filter();
+        let d = match installed_of(status, &filter, set.as_deref()) {
+            Ok(installed) => {
+                let installed = installed.as_ref().map(|(n, v)| (n.as_str(), v.as_str()));
+                decide(&filter, installed, &catalogs, set.as_deref())
+            }
+            Err(image) => failed(&filter, None, Failure::InstalledImageNotFound(image)),
+        };
         out.push(answer(o.name(), &d, set.as_deref()));
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -88,6 +96,40 @@ pub(crate) fn resolve_extensions(
         super::advice::advise(&mut out, set);
     }
     Ok(out)
+}
+
+/// The installed bundle (name, version): `status.install.bundle`, or the older
+/// `status.installedBundle`; or, for operator-controller v0.9.x, the bundle of the package
+/// whose image `status.installedBundleResource` names (the highest version with it, as OLM
+/// v1 took it), `Err` with the image when no bundle in the catalogs has it.
+fn installed_of(
+    status: &ClusterExtensionStatus,
+    filter: &CatalogFilter,
+    set: Option<&CatalogSet>,
+) -> Result<Option<(String, String)>, String> {
+    if let Some(b) = status.installed() {
+        return Ok(Some((b.name.clone(), b.version.clone())));
+    }
+    let Some(image) = status
+        .installed_bundle_resource
+        .as_deref()
+        .filter(|i| !i.is_empty())
+    else {
+        return Ok(None);
+    };
+    let package = filter.package_name.as_deref().unwrap_or_default();
+    let found = set.and_then(|set| {
+        let p = set.package_id(package)?;
+        set.bundles_of(p)
+            .iter()
+            .filter_map(|b| set.bundle(*b))
+            .filter(|b| b.image.as_deref() == Some(image))
+            .max_by(|a, b| a.version.cmp_precedence(&b.version))
+    });
+    match found {
+        Some(b) => Ok(Some((b.name.clone(), b.version.to_string()))),
+        None => Err(image.to_string()),
+    }
 }
 
 /// The answer for an extension named `name` from its decision.

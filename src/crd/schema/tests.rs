@@ -112,3 +112,41 @@ fn pointers_become_fields() {
     assert_eq!(pointer_to_field(""), "(root)");
     assert_eq!(pointer_to_field("/spec/items/0/a~1b"), "spec.items[0].a/b");
 }
+
+#[test]
+fn patterns_are_gos_regular_expressions() {
+    let with = |p: &str| spec(json!({"name": {"type": "string", "pattern": p}}));
+    let name = |v: &str| json!({"spec": {"name": v}});
+    // Go syntax JavaScript lacks: accepted, and matched as Go matches.
+    for (p, good, bad) in [
+        ("^(?i)[a-z]+$", "ABC", "ab1"),
+        ("^[[:alpha:]]+$", "abc", "ab1"),
+        (r"\Aab\z", "ab", "abc"),
+        (r"^\pL+$", "héllo", "h1"),
+        (r"^\Q.*\E$", ".*", "ab"),
+        ("^(?P<x>a+)$", "aa", "b"),
+    ] {
+        assert!(fields(with(p), name(good)).is_empty(), "{p} on {good}");
+        assert_eq!(fields(with(p), name(bad)), ["spec.name"], "{p} on {bad}");
+    }
+    // Syntax Go refuses (lookaround, backreferences) makes the schema invalid at once.
+    for p in ["^(?=a)a$", r"^(a)\1$", "(?<!x)y"] {
+        let e = Schema::compile(&with(p)).err().unwrap_or_default();
+        assert!(e.contains("error parsing regexp"), "{p}: {e}");
+    }
+}
+
+#[test]
+fn a_message_quotes_a_value_cut_to_a_fixed_length() {
+    let s = spec(json!({"name": {"type": "string", "pattern": "^x$"}}));
+    let long = "y".repeat(100_000);
+    let schema = Schema::compile(&s).expect("compiles");
+    let r = schema.rejections(&json!({"spec": {"name": long}}));
+    assert_eq!(r.len(), 1);
+    assert!(r[0].message.len() < 400, "{}", r[0].message.len());
+    assert!(
+        r[0].message.contains("(100002 bytes in all)"),
+        "{}",
+        r[0].message
+    );
+}

@@ -1,0 +1,223 @@
+//! The catalog cache through the `deppy` binary: a warm run answers as a cold one, and a
+//! catalog file that was edited, touched, rewritten with the same size (under
+//! `--verify-cache`), replaced or deleted gives the answer its new contents give. The rules
+//! themselves (metadata, the racy window, the stored set decoded on first use) are unit
+//! tests of `src/catalog/fbc/` (docs/caching.md).
+
+#[path = "support/cli.rs"]
+mod cli;
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use cli::deppy;
+
+fn package(name: &str, version: &str, requires: Option<&str>) -> String {
+    let req = requires.map_or(String::new(), |r| {
+        format!(r#",{{"type":"olm.package.required","value":{{"packageName":"{r}","versionRange":">=1.0.0"}}}}"#)
+    });
+    format!(
+        r#"{{"schema":"olm.package","name":"{name}","defaultChannel":"s"}}
+{{"schema":"olm.channel","package":"{name}","name":"s","entries":[{{"name":"{name}.v{version}"}}]}}
+{{"schema":"olm.bundle","name":"{name}.v{version}","package":"{name}","properties":[{{"type":"olm.package","value":{{"packageName":"{name}","version":"{version}"}}}}{req}]}}
+"#
+    )
+}
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    catalog: std::path::PathBuf,
+    cache: std::path::PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let catalog = tmp.path().join("cat");
+    for (name, text) in [
+        ("a", package("a", "1.0.0", Some("b"))),
+        ("b", package("b", "1.0.0", None)),
+    ] {
+        std::fs::create_dir_all(catalog.join(name)).expect("mkdir");
+        std::fs::write(catalog.join(name).join("catalog.json"), text).expect("write");
+    }
+    let cache = tmp.path().join("cache");
+    Fixture {
+        _tmp: tmp,
+        catalog,
+        cache,
+    }
+}
+
+/// `deppy resolve --require a -o json` (through the cache unless `cache` is false): the
+/// exit code and the selected bundles.
+fn resolve(f: &Fixture, cache: bool, verify: bool) -> (Option<i32>, Vec<String>) {
+    let mut args: Vec<String> = Vec::new();
+    if cache {
+        args.extend(["--cache-dir".into(), f.cache.display().to_string()]);
+    }
+    if verify {
+        args.push("--verify-cache".into());
+    }
+    args.extend(
+        [
+            "resolve",
+            "--catalog",
+            &format!("cat={}", f.catalog.display()),
+            "--require",
+            "a",
+            "-o",
+            "json",
+        ]
+        .map(String::from),
+    );
+    let ran = deppy(&args).run();
+    let selected = serde_json::from_str::<serde_json::Value>(&ran.stdout)
+        .ok()
+        .and_then(|v| {
+            Some(
+                v.get("selected")?
+                    .as_array()?
+                    .iter()
+                    .filter_map(|s| Some(s.get("bundle")?.as_str()?.to_string()))
+                    .collect(),
+            )
+        })
+        .unwrap_or_default();
+    (ran.code, selected)
+}
+
+fn set_modified(path: &Path, t: SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .expect("open")
+        .set_modified(t)
+        .expect("set mtime");
+}
+
+#[test]
+fn a_warm_run_answers_as_a_cold_one() {
+    let f = fixture();
+    let plain = resolve(&f, false, false);
+    assert_eq!(plain, (Some(0), vec!["a.v1.0.0".into(), "b.v1.0.0".into()]));
+    assert_eq!(resolve(&f, true, false), plain, "filling the cache");
+    assert!(
+        std::fs::read_dir(&f.cache).expect("cache").count() >= 3,
+        "a file entry per file, the set and the fingerprints"
+    );
+    assert_eq!(resolve(&f, true, false), plain, "warm");
+    assert_eq!(resolve(&f, true, true), plain, "warm, verified");
+}
+
+#[test]
+fn an_edited_file_gives_its_new_answer() {
+    let f = fixture();
+    resolve(&f, true, false);
+    let b = f.catalog.join("b/catalog.json");
+    std::fs::write(&b, package("b", "1.2.0", None)).expect("write");
+    assert_eq!(
+        resolve(&f, true, false),
+        (Some(0), vec!["a.v1.0.0".into(), "b.v1.2.0".into()])
+    );
+}
+
+#[test]
+fn a_touched_file_gives_the_same_answer() {
+    let f = fixture();
+    let before = resolve(&f, true, false);
+    set_modified(
+        &f.catalog.join("b/catalog.json"),
+        SystemTime::now() - Duration::from_secs(30),
+    );
+    assert_eq!(resolve(&f, true, false), before);
+}
+
+#[test]
+fn a_same_size_rewrite_gives_its_new_answer_with_verify_cache() {
+    let f = fixture();
+    resolve(&f, true, false);
+    let b = f.catalog.join("b/catalog.json");
+    let mtime = std::fs::metadata(&b)
+        .expect("meta")
+        .modified()
+        .expect("mtime");
+    let text = package("b", "1.0.1", None);
+    assert_eq!(text.len(), package("b", "1.0.0", None).len());
+    std::fs::write(&b, text).expect("write");
+    set_modified(&b, mtime);
+    assert_eq!(
+        resolve(&f, true, true),
+        (Some(0), vec!["a.v1.0.0".into(), "b.v1.0.1".into()])
+    );
+}
+
+#[test]
+fn a_replaced_file_gives_its_new_answer() {
+    let f = fixture();
+    resolve(&f, true, false);
+    let b = f.catalog.join("b/catalog.json");
+    let new = f.catalog.join("b/next.tmp");
+    std::fs::write(&new, package("b", "2.0.0", None)).expect("write");
+    std::fs::rename(&new, &b).expect("rename");
+    assert_eq!(
+        resolve(&f, true, false),
+        (Some(0), vec!["a.v1.0.0".into(), "b.v2.0.0".into()])
+    );
+}
+
+#[test]
+fn a_deleted_file_is_gone_from_the_answer() {
+    let f = fixture();
+    resolve(&f, true, false);
+    std::fs::remove_file(f.catalog.join("b/catalog.json")).expect("rm");
+    let (code, selected) = resolve(&f, true, false);
+    assert_eq!(code, Some(1), "a's dependency is gone: no answer");
+    assert!(selected.is_empty());
+    assert_eq!(resolve(&f, false, false).0, Some(1), "as without the cache");
+}
+
+/// The lines of a `-v` run's log that say a catalog set was loaded.
+fn set_loads(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| l.contains("catalog set of"))
+        .collect()
+}
+
+/// `deppy cluster resolve` loads the catalogs the namespaces see once for all of them
+/// (three namespaces, one global catalog): with and without the catalog cache.
+#[test]
+fn a_cluster_loads_its_catalogs_once_for_every_namespace() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cache = tmp.path().join("cache");
+    let run = |with_cache: bool| {
+        let mut args: Vec<String> = vec!["-v".into()];
+        if with_cache {
+            args.extend(["--cache-dir".into(), cache.display().to_string()]);
+        }
+        args.extend(
+            [
+                "cluster",
+                "resolve",
+                "catalogs/cluster-example/cluster.yaml",
+                "--catalog",
+                "openshift-marketplace/community-operators=catalogs/community-v4.22",
+            ]
+            .map(String::from),
+        );
+        deppy(&args).run()
+    };
+    for (with_cache, how) in [
+        (false, "assembled"),
+        (true, "assembled"),
+        (true, "read back from the catalog cache"),
+    ] {
+        let ran = run(with_cache);
+        assert!(ran.code.is_some_and(|c| c <= 1), "{}", ran.stderr);
+        let namespaces = ran.stdout.matches("namespace ").count();
+        assert!(namespaces >= 3, "{}", ran.stdout);
+        let loads = set_loads(&ran.stderr);
+        assert_eq!(loads.len(), 1, "{loads:?}");
+        assert!(loads[0].contains(how), "{loads:?}");
+    }
+}
