@@ -9,7 +9,7 @@
 # `deppy` (debug profile; `--release` for release), resolves the request, and picks the
 # first bundle the answer selects. Then it appends one line to `rules/exclusions.dl` that
 # excludes that bundle by name, rebuilds, resolves again, and checks that the answer no
-# longer selects it (the package's next version is selected instead). The rule file is
+# longer selects it. The rule file is
 # restored on exit, whatever happens; the next build recompiles the shipped rules.
 # Exits 0 when the answer changed as the line says, 1 when it did not.
 set -euo pipefail
@@ -67,8 +67,9 @@ resolve "$work/after.json"
 
 package="${name%%.*}"
 selected() { grep -o "\"bundle\": *\"$package\.[^\"]*\"" "$1" | sed 's/.*: *"\(.*\)"/\1/' | tr '\n' ' '; }
-echo "before: $package -> $(selected "$work/before.json")"
-echo "after:  $package -> $(selected "$work/after.json")"
+status() { grep -o '"status": *"[^"]*"' "$1" | sed -n '1s/.*: *"\(.*\)"/\1/p'; }
+echo "before: $(status "$work/before.json"); $package -> $(selected "$work/before.json")"
+echo "after:  $(status "$work/after.json"); $package -> $(selected "$work/after.json")"
 if grep -q "\"bundle\": *\"$name\"" "$work/after.json"; then
     echo "rule-edit.sh: FAILED: the answer still selects $name" >&2
     exit 1
