@@ -16,7 +16,8 @@ use super::universe::Universe;
 pub use crate::catalog::Edge;
 
 /// Why a bundle is never a candidate. When several rules of `rules/exclusions.dl` exclude
-/// a bundle, the reason of the first of them in the file is the one given ([`least`]).
+/// a bundle, the reason of the first of them in the file is the one given (`derive::least`,
+/// by the order build.rs reads off the rules).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Exclusion {
     /// Removed before resolution by rule number `.0` of [`super::Universe::rules`] (a
