@@ -1,116 +1,103 @@
-//! Stitches `rules/*.dl` (crepe syntax) into one `crepe!` program in `OUT_DIR/rules.rs`, and
-//! after it the typed view of the program's output: a struct with one named set per
-//! `@output` relation, converted from the tuple crepe returns (in declaration order).
+//! Compiles `rules/*.dl` twice from the one text (`build_support/`): into one `crepe!`
+//! program, the whole program's evaluator, with the typed view of its outputs; and into the
+//! on-demand evaluator, which derives what a search asks for through the input lookups of
+//! `src/resolve/lookups.rs`. Both go to `OUT_DIR/rules.rs`. A rule the on-demand evaluator
+//! cannot express fails the build, naming the rule and its line (docs/rules.md, Limits).
+//!
+//! Two more programs are generated for tests only: the generator's own rule set
+//! (`tests/rules/`, checked against crepe by `tests/rule_generator.rs`) and the shipped
+//! rules with the lines docs/rules.md's walk-through adds (`src/resolve/walkthrough.rs`).
 
 use std::fs;
 use std::path::Path;
 
-/// An `@output` relation: its name and whether it borrows (`struct Name<'a>`).
-struct Output {
-    name: String,
-    borrows: bool,
-}
+#[path = "build_support/mod.rs"]
+mod build_support;
 
-/// The `@output` relations of one rule file, in order.
-fn outputs(text: &str) -> Vec<Output> {
-    let mut out = Vec::new();
-    let mut pending = false;
-    for line in text.lines().map(str::trim) {
-        if line == "@output" {
-            pending = true;
-            continue;
-        }
-        if pending && let Some(rest) = line.strip_prefix("struct ") {
-            let name: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
-            let borrows = rest[name.len()..].starts_with("<'a>");
-            out.push(Output { name, borrows });
-        }
-        pending = pending && line.starts_with('@');
-    }
-    out
-}
+use build_support::{Config, RuleFile};
 
-const VISIBLE: &str = "pub(in crate::resolve)";
+/// What the on-demand driver (`src/resolve/demand.rs`) asks of the shipped rules: the
+/// relation it expands one bundle at a time, and its queries of demanded relations (one
+/// letter per argument: `b` bound, `f` free).
+const SHIPPED: Config<'static> = Config {
+    expanded: Some("Reached"),
+    queries: &[
+        ("RequirementMatch", "ff"),
+        ("RequirementMismatch", "fff"),
+        ("InstalledFits", "ff"),
+        ("UpgradeCandidate", "fff"),
+        ("Successor", "ffff"),
+        ("Excluded", "bf"),
+    ],
+    lookups: &[],
+    lookups_type: "Lookups",
+};
 
-/// `Name<'a>(A, B);` → `pub(..) struct Name<'a>(pub(..) A, pub(..) B);`: an input or output
-/// relation the resolve module's fact loaders build and its readers take apart.
-fn visible(decl: &str) -> String {
-    let (Some(open), Some(close)) = (decl.find('('), decl.rfind(')')) else {
-        return format!("{VISIBLE} struct {decl}");
-    };
-    let mut fields = Vec::new();
-    let (mut depth, mut start) = (0, open + 1);
-    for (i, c) in decl.char_indices().take(close).skip(open + 1) {
-        match c {
-            '<' | '(' => depth += 1,
-            '>' | ')' => depth -= 1,
-            ',' if depth == 0 => {
-                fields.push(decl[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    fields.push(decl[start..close].trim());
-    let fields: Vec<String> = fields
-        .into_iter()
-        .filter(|f| !f.is_empty())
-        .map(|f| format!("{VISIBLE} {f}"))
+/// The same for the generator's test rule set (`tests/rules/`).
+const GENERATOR_TEST: Config<'static> = Config {
+    expanded: Some("Reached"),
+    queries: &[("Bad", "bf"), ("Bad", "ff"), ("Kin", "ff")],
+    lookups: &[],
+    lookups_type: "Lookups",
+};
+
+/// The `.dl` files of `dir`, `facts.dl` first, then by name.
+fn rule_files(dir: &str) -> Vec<RuleFile> {
+    let mut paths: Vec<_> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "dl"))
         .collect();
-    format!(
-        "{VISIBLE} struct {}({}){}",
-        &decl[..open],
-        fields.join(", "),
-        &decl[close + 1..]
-    )
+    paths.sort();
+    // facts.dl declares the inputs; keep it first so the program reads top-down.
+    paths.sort_by_key(|p| p.file_name().is_none_or(|n| n != "facts.dl"));
+    paths
+        .iter()
+        .map(|p| {
+            println!("cargo:rerun-if-changed={}", p.display());
+            RuleFile {
+                name: p.display().to_string(),
+                text: fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())),
+            }
+        })
+        .collect()
 }
 
-fn snake(name: &str) -> String {
-    let mut s = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_uppercase() && i > 0 {
-            s.push('_');
+fn read(path: &str) -> String {
+    println!("cargo:rerun-if-changed={path}");
+    fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The walk-through's additions (docs/rules.md): each fenced block whose info string is
+/// `datalog rules/NAME.dl` is appended to that rule file; the block tagged
+/// `rust Exclusion` is the variant added to `Exclusion`.
+fn walkthrough(shipped: &[RuleFile], doc: &str) -> (Vec<RuleFile>, String) {
+    let mut files: Vec<RuleFile> = shipped
+        .iter()
+        .map(|f| RuleFile {
+            name: f.name.clone(),
+            text: f.text.clone(),
+        })
+        .collect();
+    let mut variant = String::new();
+    let mut lines = doc.lines();
+    while let Some(line) = lines.next() {
+        let Some(info) = line.trim().strip_prefix("```") else {
+            continue;
+        };
+        let block: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "```").collect();
+        if let Some(file) = info.strip_prefix("datalog ") {
+            if let Some(f) = files.iter_mut().find(|f| f.name == file.trim()) {
+                f.text.push('\n');
+                f.text.push_str(&block.join("\n"));
+                f.text.push('\n');
+            }
+        } else if info.trim() == "rust Exclusion" {
+            variant = block.join("\n");
         }
-        s.push(c.to_ascii_lowercase());
     }
-    s
-}
-
-/// `Outputs<'a>`: one field per output relation, and `From` the tuple crepe returns.
-fn typed_outputs(all: &[Output]) -> String {
-    let ty = |o: &Output| {
-        let lt = if o.borrows { "<'a>" } else { "" };
-        format!("Set<{}{lt}>", o.name)
-    };
-    let mut s = String::from(
-        "/// A set of derived tuples.\npub type Set<T> = std::collections::HashSet<T, rustc_hash::FxBuildHasher>;\n\n\
-         /// The program's output relations by name (generated by build.rs from `@output`).\n\
-         pub struct Outputs<'a> {\n",
-    );
-    for o in all {
-        s.push_str(&format!(
-            "    /// `{}`.\n    pub {}: {},\n",
-            o.name,
-            snake(&o.name),
-            ty(o)
-        ));
-    }
-    s.push_str("}\n\nimpl<'a> From<(");
-    for o in all {
-        s.push_str(&ty(o));
-        s.push_str(", ");
-    }
-    s.push_str(")> for Outputs<'a> {\n    fn from(t: (");
-    for o in all {
-        s.push_str(&ty(o));
-        s.push_str(", ");
-    }
-    s.push_str(")) -> Self {\n        Outputs {\n");
-    for (i, o) in all.iter().enumerate() {
-        s.push_str(&format!("            {}: t.{i},\n", snake(&o.name)));
-    }
-    s.push_str("        }\n    }\n}\n");
-    s
+    (files, variant)
 }
 
 /// On Linux the `deppy` binary is linked position-dependent (`-no-pie`): a position-
@@ -130,37 +117,50 @@ fn link_position_dependent() {
 fn main() {
     link_position_dependent();
     println!("cargo:rerun-if-changed=rules");
-    let mut files: Vec<_> = fs::read_dir("rules")
-        .expect("rules/ directory")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "dl"))
-        .collect();
-    files.sort();
-    // facts.dl declares the inputs; keep it first so the program reads top-down.
-    files.sort_by_key(|p| p.file_name().is_none_or(|n| n != "facts.dl"));
-    let mut program = String::from("crepe::crepe! {\n");
-    let mut all = Vec::new();
-    for f in &files {
-        println!("cargo:rerun-if-changed={}", f.display());
-        let text = fs::read_to_string(f).expect("readable rule file");
-        all.extend(outputs(&text));
-        program.push_str(&format!("// ---- {} ----\n", f.display()));
-        // input and output relations are visible to the resolve module's fact loaders and
-        // readers (crepe takes a visibility on those only)
-        let mut io = false;
-        for line in text.lines() {
-            match line.strip_prefix("struct ") {
-                Some(decl) if io => program.push_str(&visible(decl)),
-                _ => program.push_str(line),
-            }
-            io = line == "@input" || line == "@output";
-            program.push('\n');
-        }
-        program.push('\n');
-    }
-    program.push_str("}\n\n");
-    program.push_str(&typed_outputs(&all));
+    println!("cargo:rerun-if-changed=build_support");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
-    fs::write(Path::new(&out).join("rules.rs"), program).expect("write rules.rs");
+    let out = Path::new(&out);
+    let vis = "pub(in crate::resolve)";
+    let lookups = read("src/resolve/lookups.rs");
+    let shipped = rule_files("rules");
+    match build_support::generate(&shipped, vis, &lookups, &SHIPPED) {
+        Ok(code) => fs::write(out.join("rules.rs"), code).expect("write rules.rs"),
+        Err(e) => {
+            eprintln!("error: the rules cannot be compiled into the on-demand evaluator:\n{e}");
+            std::process::exit(1);
+        }
+    }
+    // Test programs: an error becomes a compile error of the test that includes it.
+    let test_only = |name: &str, r: Result<String, String>| {
+        let code = r.unwrap_or_else(|e| format!("compile_error!({e:?});"));
+        fs::write(out.join(name), code).expect("write a test program");
+    };
+    let generator = rule_files("tests/rules");
+    let test_lookups = read("tests/rule_generator.rs");
+    test_only(
+        "generator_test.rs",
+        build_support::generate(&generator, "pub", &test_lookups, &GENERATOR_TEST),
+    );
+    let (files, variant) = walkthrough(&shipped, &read("docs/rules.md"));
+    let exclusion = exclusion_with(&read("src/resolve/derive.rs"), &variant);
+    test_only(
+        "walkthrough.rs",
+        build_support::generate(&files, vis, &lookups, &SHIPPED)
+            .map(|c| format!("{exclusion}\n{c}")),
+    );
+}
+
+/// The `Exclusion` enum of `derive` with `variant` added, for the walk-through's program.
+fn exclusion_with(derive: &str, variant: &str) -> String {
+    let Some(start) = derive.find("pub enum Exclusion {") else {
+        return "compile_error!(\"src/resolve/derive.rs declares no `pub enum Exclusion`\");"
+            .into();
+    };
+    let Some(len) = derive[start..].find("\n}") else {
+        return "compile_error!(\"`Exclusion` does not end\");".into();
+    };
+    let body = &derive[start..start + len];
+    format!(
+        "#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]\n{body}\n{variant}\n}}\n"
+    )
 }

@@ -10,7 +10,8 @@
 //! [`read_paths`] and resolved per Subscription or ClusterExtension by [`resolve_cluster`].
 //!
 //! The stages: [`advanced::catalog`] loads and interns the catalogs; `rules/*.dl` (Datalog,
-//! compiled in by build.rs) derive candidates, exclusions, upgrade edges and preference facts;
+//! compiled by build.rs into crepe's whole program and an evaluator on demand) derive
+//! candidates, exclusions, upgrade edges and preference facts;
 //! [`advanced::resolve`] orders candidates and builds an [`advanced::solver::Problem`];
 //! [`advanced::solver`] (CDCL, with the breadth-first search order of the Deppy design)
 //! selects or proves failure. [`advanced::constraint`] is the `olm.constraint` language (CEL
@@ -29,7 +30,7 @@
 //! contains it (so a new file under `src/cluster/` is an input module unless listed).
 //!
 //! 1. input: `atomic`, `parallel`, `progress`, `version`, `range`, `yaml`, `input`, `gvk`, `constraint`, `catalog`, `image`, `crd`, `request`, `cluster`
-//! 2. derive: `resolve::admin`, `resolve::candidates`, `resolve::constraints`, `resolve::demand`, `resolve::derive`, `resolve::facts`, `resolve::installed`, `resolve::orders`, `resolve::reach`, `resolve::reason`, `resolve::universe`
+//! 2. derive: `resolve::admin`, `resolve::candidates`, `resolve::constraints`, `resolve::demand`, `resolve::derive`, `resolve::facts`, `resolve::installed`, `resolve::lookups`, `resolve::orders`, `resolve::reach`, `resolve::reason`, `resolve::universe`
 //! 3. solve: `solver`, `generic`, `resolve`, `resolve::problem`, `resolve::answer`, `resolve::check`
 //! 4. answer: `resolve::hints`, `resolve::plan`, `resolve::why`, `cluster::answer`, `cluster::v1::answer`, `cluster::resolve`, `cluster::pull`, `cluster::crd`, `cluster::v1::advice`, `cluster::v1::resolve`
 //! 5. explain and report: `explain`, `report`, `graph`, `installability`, `diff`, `pipeline`, `scenario`

@@ -1,309 +1,206 @@
-//! Derivation on demand: the dependency lists of the few bundles whose dependencies a
-//! search asks for, with the exclusions and preference facts of their candidates.
+//! Derivation on demand: the rules of `rules/*.dl` evaluated for what a search asks, by the
+//! evaluator build.rs generates from the same text as crepe's whole program
+//! (`program::OnDemand`, `build_support/`), over the input lookups of [`super::lookups`].
 //!
-//! The rules of `rules/*.dl` stay the specification: the whole program evaluates them with
-//! crepe. The roots of derivation on demand (requirement lists, upgrade edges, the roots'
-//! exclusions and preference facts) are evaluated natively by [`roots`], and held against
-//! crepe's run of the same rules ([`super::derive::run_over`]). The rules a dependency list
-//! reads are local to one dependent and its targets: `DependencyMatch` and `DependencyCandidate`
-//! (`rules/candidates.dl`), `Excluded` (`rules/exclusions.dl`) and the preference facts of
-//! `rules/preferences.dl`. [`DependencyRules`] evaluates exactly those, for one dependent at
-//! a time, through the catalog's indexes: one crepe run per dependent cost about 3.5 µs per
-//! bundle it loaded (43 µs a run on the synthetic catalog of 10,000 bundles, over half of a
-//! request's time; docs/performance.md, 2026-11-27). [`compare`] holds every list, with its
-//! exclusions and preference facts, against the whole program's
-//! ([`super::Prepared::check_on_demand`]: `tests/derive_on_demand.rs`, the `resolve` fuzz
-//! target), so a rule edited in `rules/*.dl` and not here fails there.
+//! The roots come first: the requirement lists, upgrade edges, and the exclusions and
+//! preference facts of what the rules reach without expanding a bundle (the requirements'
+//! matches, the installed and mandatory bundles). Then, each time the search selects a
+//! bundle, it is expanded (`Reached` is the relation the evaluator expands): the rules that
+//! derive its dependency lists fire for it, and what follows from those lists (the
+//! candidates' exclusions and preference facts) is derived with them. This module only
+//! reads what the evaluator derived into a [`Derived`], with the conversions crepe's
+//! outputs go through ([`super::derive`]); no rule is stated here.
+//!
+//! The whole program is the oracle: [`super::Prepared::check_on_demand`] expands every
+//! bundle crepe's run reached and holds every tuple and query answer against its outputs
+//! (`tests/derive_on_demand.rs`, the scenario suite, the `resolve` fuzz target).
 
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::catalog::BundleId;
+use crate::catalog::{BundleId, PackageId};
 
-use super::Adjustments;
-use super::constraints::{ConstraintMatches, first_constraint_dependency};
-use super::derive::{Derived, Exclusion, Preferences};
-use super::facts::ChannelOrders;
+use super::derive::program::{OnDemand, Reached};
+use super::derive::{self, Derived};
+use super::lookups::Lookups;
 use super::universe::Universe;
 
-mod roots;
-#[cfg(any(test, feature = "testing"))]
-pub(crate) use roots::compare as compare_roots;
-
-/// The rules a dependency list reads, evaluated for one dependent at a time over the
-/// request's universe, adjustments and constraint matches (docs/semantics.md §2.2, §4,
-/// §5.1, §6.1).
-pub(crate) struct DependencyRules<'a> {
-    u: &'a Universe,
-    orders: &'a ChannelOrders,
-    adjust: &'a Adjustments,
-    matches: &'a ConstraintMatches,
-    /// `Removed(b, i)`: the least rule number that removes each bundle.
-    removed: FxHashMap<BundleId, u32>,
-    /// Exclusions evaluated so far (None: a possible candidate).
-    exclusions: FxHashMap<BundleId, Option<Exclusion>>,
+/// How far each table the evaluator derives forward has been read into a [`Derived`].
+#[derive(Default)]
+struct Read {
+    dependency_match: usize,
+    dependency_candidate: usize,
+    candidate_channel: usize,
+    in_default_channel: usize,
+    same_catalog: usize,
+    candidate_priority: usize,
+    deprecated_candidate: usize,
 }
 
-impl<'a> DependencyRules<'a> {
-    /// The rules over `u` with `adjust`'s removals; `matches` must hold the
-    /// constraint matches of every bundle asked for.
-    pub fn new(
-        u: &'a Universe,
-        orders: &'a ChannelOrders,
-        adjust: &'a Adjustments,
-        matches: &'a ConstraintMatches,
-    ) -> DependencyRules<'a> {
-        let mut removed: FxHashMap<BundleId, u32> = FxHashMap::default();
-        for &(b, i) in &adjust.removed {
-            let least = removed.entry(b).or_insert(i);
-            *least = (*least).min(i);
-        }
-        DependencyRules {
-            u,
-            orders,
-            adjust,
-            matches,
-            removed,
-            exclusions: FxHashMap::default(),
+/// The rules evaluated on demand for one request.
+pub(crate) struct Rules<'f, 'a> {
+    facts: &'f Lookups<'a>,
+    ev: OnDemand<'f, 'a>,
+    read: Read,
+    /// Each channel name once, shared by every list that names it.
+    names: FxHashMap<&'a str, Arc<str>>,
+}
+
+impl<'f, 'a> Rules<'f, 'a> {
+    /// The rules over `facts`.
+    pub fn new(facts: &'f Lookups<'a>) -> Rules<'f, 'a> {
+        Rules {
+            facts,
+            ev: OnDemand::new(facts),
+            read: Read::default(),
+            names: FxHashMap::default(),
         }
     }
 
     /// The universe the rules read.
     pub fn universe(&self) -> &'a Universe {
-        self.u
+        self.facts.universe()
+    }
+
+    /// The roots' derivation (module documentation), with the exclusions of the bundles of
+    /// `roots` (the packages of the requirements, installed and mandatory bundles) and of
+    /// the bundles asked to be removed.
+    pub fn roots(&mut self, roots: &FxHashSet<PackageId>) -> Derived {
+        let mut d = Derived::default();
+        let ev = &mut self.ev;
+        let matches = ev.requirement_match_ff().to_vec();
+        let mismatches = ev.requirement_mismatch_fff().to_vec();
+        let installed_fits = ev.installed_fits_ff().to_vec();
+        let upgrades = ev.upgrade_candidate_fff().to_vec();
+        d.requirements =
+            derive::requirement_lists(&matches, &mismatches, &installed_fits, &upgrades);
+        d.edges.successors = derive::successors(ev.successor_ffff());
+        let mut packages: Vec<PackageId> = roots.iter().copied().collect();
+        packages.sort_unstable();
+        let facts = self.facts;
+        for p in packages {
+            for (b, _, _) in facts.bundle_fbff(p) {
+                self.exclusion(&mut d, b);
+            }
+        }
+        for b in facts.removed() {
+            self.exclusion(&mut d, b);
+        }
+        self.read_forward(&mut d);
+        d.reached = self.ev.reached.log.iter().map(|x| x.0).collect();
+        d.reached.sort_unstable();
+        d.preferences.preferred = facts.preferred().collect();
+        d
+    }
+
+    /// Adds the dependency lists of `demanded` to `d`: each is expanded, and what follows
+    /// is read (the lists, the matches' exclusions, the candidates' preference facts).
+    pub fn add_dependencies(&mut self, d: &mut Derived, demanded: &[BundleId]) {
+        for &a in demanded {
+            self.ev.expand_reached(Reached(a));
+            self.exclusion(d, a);
+        }
+        self.read_forward(d);
     }
 
     #[cfg(any(test, feature = "testing"))]
-    /// The dependency lists of `demanded`: the matches and candidates of each of their
-    /// dependencies (lists that would be empty are absent), the exclusions of the matches,
-    /// the preference facts of the candidates (and of `demanded`).
+    /// The dependency lists of `demanded` alone (see [`Self::add_dependencies`]).
     pub fn dependencies(&mut self, demanded: &[BundleId]) -> Derived {
         let mut d = Derived::default();
         self.add_dependencies(&mut d, demanded);
         d
     }
 
-    /// Adds the dependency lists of `demanded` to `d` (see [`Self::dependencies`]). A
-    /// bundle's preference facts are the same whichever list reaches it: those `d` has
-    /// already are kept.
-    pub fn add_dependencies(&mut self, d: &mut Derived, demanded: &[BundleId]) {
-        for &a in demanded {
-            self.reach(&mut d.preferences, a);
-            let catalog = self.u.bundle(a).catalog;
-            if let Some(e) = self.exclusion(a) {
-                d.excluded.insert(a, e);
-            }
-            for (i, matched) in self.matches_of(a) {
-                let mut candidates = Vec::with_capacity(matched.len());
-                for &b in &matched {
-                    if let Some(e) = self.exclusion(b) {
-                        d.excluded.insert(b, e);
-                    } else {
-                        candidates.push(b);
-                    }
-                }
-                for &b in &candidates {
-                    if self.u.bundle(b).catalog == catalog {
-                        d.preferences.same_catalog.insert((a, b));
-                    }
-                    self.reach(&mut d.preferences, b);
-                }
-                if !candidates.is_empty() {
-                    d.dependencies.candidates.insert((a, i), candidates);
-                }
-                d.dependencies.matches.insert((a, i), matched);
-            }
+    /// Adds bundle `b`'s exclusion, if any, to `d`.
+    fn exclusion(&mut self, d: &mut Derived, b: BundleId) {
+        for t in self.ev.excluded_bf(b) {
+            derive::add_excluded(&mut d.excluded, t);
         }
     }
 
-    /// Adds the preference facts of reached bundle `b` unless `p` has them (a catalog
-    /// bundle reached has its catalog's priority).
-    fn reach(&self, p: &mut Preferences, b: BundleId) {
-        if !p.priority.contains_key(&b) {
-            self.preferences_of(p, b);
-        }
-    }
-
-    /// `DependencyMatch(a, i, b)` (`rules/candidates.dl`): per dependency number `i` of `a`
-    /// that some bundle matches, the matching bundles in id order. Dependencies are numbered
-    /// packages first, then APIs, labels and constraints.
-    fn matches_of(&self, a: BundleId) -> Vec<(u32, Vec<BundleId>)> {
-        let u = self.u;
-        let bundle = u.bundle(a);
-        let mut out: Vec<(u32, Vec<BundleId>)> = Vec::new();
-        let mut i = 0u32;
-        for req in &bundle.requires_packages {
-            if let Some(p) = u.package_id(&req.package) {
-                let fits = |b: &BundleId| req.range.matches(&u.bundle(*b).version);
-                out.push((i, bundles_of(u, p).filter(fits).collect()));
-            }
-            i += 1;
-        }
-        for g in &bundle.requires_gvks {
-            out.push((i, u.providers(*g)));
-            i += 1;
-        }
-        for l in &bundle.requires_labels {
-            let with_label = u.bundles().filter(|x| x.labels.contains(l));
-            out.push((i, with_label.map(|x| x.id).collect()));
-            i += 1;
-        }
-        let base = first_constraint_dependency(bundle);
-        for k in 0..bundle.requires_constraints.len() as u32 {
-            let found = self.matches.matches.get(&(a, base + k));
-            out.push((base + k, found.cloned().unwrap_or_default()));
-        }
-        for (_, bs) in &mut out {
-            bs.sort_unstable();
-            bs.dedup();
-        }
-        out.retain(|(_, bs)| !bs.is_empty());
-        out
-    }
-
-    /// `Excluded(b, _)` (`rules/exclusions.dl`), the least reason: installed bundles are
-    /// exempt; else removed by a rule, deprecated by its own property, or on no channel's
-    /// order (malformed when its only channels cannot be ordered).
-    fn exclusion(&mut self, b: BundleId) -> Option<Exclusion> {
-        if let Some(known) = self.exclusions.get(&b) {
-            return *known;
-        }
-        let e = self.evaluate_exclusion(b);
-        self.exclusions.insert(b, e);
-        e
-    }
-
-    /// [`Self::exclusion`], evaluated.
-    fn evaluate_exclusion(&self, b: BundleId) -> Option<Exclusion> {
-        if self.u.is_installed(b) {
-            return None;
-        }
-        let bundle = self.u.bundle(b);
-        let removed = self.removed.get(&b).map(|i| Exclusion::Removed(*i));
-        let deprecated = bundle.deprecated.then_some(Exclusion::Deprecated);
-        let entries = || self.orders.of_package(bundle.package);
-        let member = entries().any(|e| e.channels_of(b).next().is_some());
-        let off_channel = (!member).then(|| {
-            if entries().any(|e| e.in_malformed(b)) {
-                Exclusion::MalformedChannel
-            } else {
-                Exclusion::NotInChannel
-            }
-        });
-        [removed, deprecated, off_channel]
-            .into_iter()
-            .flatten()
-            .min()
-    }
-
-    /// The preference facts of reached bundle `b` (`rules/preferences.dl`): its channels with
-    /// their distances, the default channel it is in, its catalog's priority, its catalog's
-    /// deprecation.
-    fn preferences_of(&self, p: &mut Preferences, b: BundleId) {
-        let u = self.u;
-        let bundle = u.bundle(b);
-        let mut channels: Vec<(Arc<str>, u32)> = self
-            .orders
-            .of_package(bundle.package)
-            .flat_map(|e| e.channels_of(b))
-            .map(|(ch, dist)| (ch.clone(), dist))
-            .collect();
-        channels.sort_unstable();
-        channels.dedup();
-        let default = u
-            .set
-            .package_in(bundle.package, bundle.catalog)
-            .and_then(|pkg| pkg.default_channel.as_deref())
-            .and_then(|dc| channels.iter().find(|(ch, _)| &**ch == dc));
-        if let Some((dc, _)) = default {
-            p.in_default_channel.insert(b, dc.clone());
-        }
-        if !channels.is_empty() {
-            p.channels.insert(b, channels);
-        }
-        if let Some(c) = u.set.catalog(bundle.catalog) {
-            p.priority.insert(b, c.priority);
-        }
-        if let Some(message) = self.orders.deprecated.get(&b) {
-            p.deprecated.insert(b);
-            p.deprecation_messages.insert(b, message.clone());
-        }
-    }
-}
-
-/// The bundles of package `p` the rules see (`Bundle(b, p, _, _)`): its catalogs' bundles,
-/// then the installed bundles no catalog has.
-fn bundles_of(u: &Universe, p: crate::catalog::PackageId) -> impl Iterator<Item = BundleId> + '_ {
-    let installed = u.installed_only().iter().filter(move |b| b.package == p);
-    (u.set.bundles_of(p).iter().copied()).chain(installed.map(|b| b.id))
-}
-
-#[cfg(any(test, feature = "testing"))]
-/// Holds the dependency lists of `demanded` in `lazy` against the whole program's `full`:
-/// matches, candidates, the exclusions of the matches and the preference facts of the
-/// candidates. Returns the number of lists compared, or the first difference in words.
-pub fn compare(full: &Derived, lazy: &Derived, demanded: &[BundleId]) -> Result<usize, String> {
-    let mut lists = 0;
-    let demanded: rustc_hash::FxHashSet<BundleId> = demanded.iter().copied().collect();
-    let keys = |d: &Derived| -> Vec<(BundleId, u32)> {
-        let mut k: Vec<_> = d
-            .dependencies
-            .matches
-            .keys()
-            .chain(d.dependencies.candidates.keys())
-            .filter(|(a, _)| demanded.contains(a))
-            .copied()
-            .collect();
-        k.sort_unstable();
-        k.dedup();
-        k
-    };
-    let (kf, kl) = (keys(full), keys(lazy));
-    if kf != kl {
-        return Err(format!(
-            "dependency keys differ: full {kf:?}, on demand {kl:?}"
-        ));
-    }
-    let pf = &full.preferences;
-    let pl = &lazy.preferences;
-    for key in kf {
-        lists += 1;
-        let get = |d: &Derived| {
-            (
-                d.dependencies
-                    .matches
-                    .get(&key)
-                    .cloned()
-                    .unwrap_or_default(),
-                d.dependencies
-                    .candidates
-                    .get(&key)
-                    .cloned()
-                    .unwrap_or_default(),
-            )
+    /// Reads what the evaluator derived forward since the last read into `d`.
+    fn read_forward(&mut self, d: &mut Derived) {
+        let ev = &self.ev;
+        let r = &mut self.read;
+        let new = |log_len: usize, at: &mut usize| {
+            let from = *at;
+            *at = log_len;
+            from..log_len
         };
-        let (f, l) = (get(full), get(lazy));
-        if f != l {
-            return Err(format!("dependency {key:?}: full {f:?}, on demand {l:?}"));
+        let span = new(ev.dependency_match.log.len(), &mut r.dependency_match);
+        let matched = ev.dependency_match.log.get(span).unwrap_or_default();
+        derive::add_lists(
+            &mut d.dependencies.matches,
+            matched.iter().map(|x| (x.0, x.1, x.2)),
+        );
+        let matched: Vec<BundleId> = matched.iter().map(|x| x.2).collect();
+        let span = new(
+            ev.dependency_candidate.log.len(),
+            &mut r.dependency_candidate,
+        );
+        let candidates = ev
+            .dependency_candidate
+            .log
+            .get(span)
+            .unwrap_or_default()
+            .iter()
+            .map(|x| (x.0, x.1, x.2));
+        derive::add_lists(&mut d.dependencies.candidates, candidates);
+        let p = &mut d.preferences;
+        let span = new(ev.candidate_channel.log.len(), &mut r.candidate_channel);
+        let names = &mut self.names;
+        let mut name = |ch: &'a str| names.entry(ch).or_insert_with(|| Arc::from(ch)).clone();
+        derive::add_channels(
+            p,
+            ev.candidate_channel.log.get(span).unwrap_or_default(),
+            &mut name,
+        );
+        let span = new(ev.in_default_channel.log.len(), &mut r.in_default_channel);
+        for t in ev.in_default_channel.log.get(span).unwrap_or_default() {
+            p.in_default_channel.insert(t.0, name(t.1));
         }
-        for b in &f.0 {
-            if full.excluded.get(b) != lazy.excluded.get(b) {
-                return Err(format!("exclusion of {b:?} differs for dependency {key:?}"));
+        let span = new(ev.same_catalog.log.len(), &mut r.same_catalog);
+        p.same_catalog.extend(
+            ev.same_catalog
+                .log
+                .get(span)
+                .unwrap_or_default()
+                .iter()
+                .map(|x| (x.0, x.1)),
+        );
+        let span = new(ev.candidate_priority.log.len(), &mut r.candidate_priority);
+        p.priority.extend(
+            ev.candidate_priority
+                .log
+                .get(span)
+                .unwrap_or_default()
+                .iter()
+                .map(|x| (x.0, x.1)),
+        );
+        let span = new(
+            ev.deprecated_candidate.log.len(),
+            &mut r.deprecated_candidate,
+        );
+        for t in ev.deprecated_candidate.log.get(span).unwrap_or_default() {
+            p.deprecated.insert(t.0);
+            if let Some(m) = self.facts.deprecation_message(t.0) {
+                p.deprecation_messages.insert(t.0, m.to_string());
             }
         }
-        for b in &f.1 {
-            let same = pf.channels.get(b) == pl.channels.get(b)
-                && pf.in_default_channel.get(b) == pl.in_default_channel.get(b)
-                && pf.priority.get(b) == pl.priority.get(b)
-                && pf.deprecated.contains(b) == pl.deprecated.contains(b)
-                && pf.same_catalog.contains(&(key.0, *b)) == pl.same_catalog.contains(&(key.0, *b));
-            if !same {
-                return Err(format!(
-                    "preference facts of {b:?} differ for dependency {key:?}"
-                ));
-            }
+        for b in matched {
+            self.exclusion(d, b);
         }
     }
-    Ok(lists)
+
+    #[cfg(any(test, feature = "testing"))]
+    /// Holds what was derived against crepe's outputs of the whole program, `whole`
+    /// (see `OnDemand::agrees_with`).
+    pub fn agrees_with(
+        &self,
+        whole: &derive::program::Outputs<'a>,
+        complete: bool,
+    ) -> Result<usize, String> {
+        self.ev.agrees_with(whole, complete)
+    }
 }

@@ -1,13 +1,12 @@
 //! The facts stage: the loaded catalogs, the request and the installed state as input facts
-//! of the Datalog program (`rules/facts.dl`), indexed by package so a derivation loads only
-//! the packages it needs, and the channel orders they are computed from.
+//! of crepe's whole program (`rules/facts.dl`), indexed by package so a derivation loads
+//! only the packages it needs, and the channel orders they are computed from. The on-demand
+//! evaluator reads the same facts through [`super::lookups`].
 
 use crate::catalog::{CatalogId, PackageId};
 use crate::range::VersionRange;
 
-use super::derive::program::*;
 pub(crate) use super::orders::ChannelOrders;
-use super::universe::Universe;
 
 /// A requirement as facts.
 pub(crate) struct RequirementFacts<'a> {
@@ -23,125 +22,160 @@ pub(crate) struct RequirementFacts<'a> {
     pub catalog: Option<CatalogId>,
 }
 
-/// Which facts a run of the rules loads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
-    /// Every fact of the packages: the whole program.
-    Whole,
-    #[cfg(any(test, feature = "testing"))]
-    /// Without what the bundles require and provide, which only dependency lists read: the
-    /// roots of derivation on demand, whose dependency lists are derived when the search
-    /// asks for them. The oracle of their native evaluation (`DependencyRules::roots`,
-    /// [`super::demand`]).
-    WithoutDependencies,
-}
-
-/// Loads the facts of the reachable packages: per package, through the catalog's and the
-/// channel orders' indexes, so the cost follows what the request reaches. The channel
-/// entries' upgrade facts are left out when nothing is installed: every rule reading them
-/// starts from an installed bundle (`rules/upgrades.dl`).
-pub fn load_catalog<'a>(
-    rt: &mut Crepe<'a>,
-    u: &'a Universe,
-    orders: &'a ChannelOrders,
-    reach: &rustc_hash::FxHashSet<PackageId>,
-    scope: Scope,
-) {
-    let mut packages: Vec<PackageId> = reach.iter().copied().collect();
-    packages.sort_unstable();
-    for &p in &packages {
-        for b in u.set.bundles_of(p) {
-            load_bundle(rt, u, orders, u.bundle(*b), scope);
-        }
-        load_orders(rt, orders, p);
-        for c in 0..u.set.catalogs.len() {
-            if let Some(pkg) = u.set.package_in(p, CatalogId(c as u32)) {
-                load_package(rt, pkg, !u.installed.is_empty());
+/// Defines, in the module it is invoked in, `load_facts`: the loader of one request's facts
+/// into the `Crepe` runtime of the program compiled there from the rules (the shipped one in
+/// [`super::derive::program`]; in tests, the walk-through's). A macro so that each program
+/// loads its own relation types.
+macro_rules! fact_loaders {
+    () => {
+        /// Loads the facts of one request: the catalog's for the packages of `reach`, the
+        /// requirements', the installed bundles', the adjustments' removals and seeds, and the
+        /// constraint matches of the bundles of `reach`.
+        pub(in super::super) fn load_facts<'a>(
+            rt: &mut Crepe<'a>,
+            u: &'a crate::resolve::universe::Universe,
+            orders: &'a crate::resolve::orders::ChannelOrders,
+            requirements: &[crate::resolve::facts::RequirementFacts<'a>],
+            adjust: &'a crate::resolve::admin::Adjustments,
+            matches: &crate::resolve::constraints::ConstraintMatches,
+            reach: &rustc_hash::FxHashSet<crate::catalog::PackageId>,
+        ) {
+            load_catalog(rt, u, orders, reach);
+            for (r, req) in (0u32..).zip(requirements) {
+                let Some(p) = req.package else { continue };
+                rt.extend([Requirement(r, p)]);
+                rt.extend(req.channel.map(|c| RequirementChannel(r, c)));
+                rt.extend(req.range.map(|x| RequirementRange(r, x)));
+                rt.extend(req.pin.map(|x| RequirementPin(r, x)));
+                rt.extend(req.catalog.map(|x| RequirementCatalog(r, x)));
+            }
+            rt.extend(u.installed.iter().map(|b| Installed(*b)));
+            rt.extend(u.kept.iter().map(|b| Kept(*b)));
+            rt.extend(u.installed_only().iter().map(|b| InNoCatalog(b.id)));
+            rt.extend(adjust.removed.iter().map(|(b, i)| Removed(*b, *i)));
+            rt.extend(adjust.required.iter().map(|(b, _)| Seeded(*b)));
+            let of_reach = |a: &crate::catalog::BundleId| reach.contains(&u.package_of(*a));
+            for ((a, d), bs) in (matches.matches.iter()).filter(|((a, _), _)| of_reach(a)) {
+                rt.extend(bs.iter().map(|b| ConstraintMatch(*a, *d, *b)));
             }
         }
-    }
-    for b in u
-        .installed_only()
-        .iter()
-        .filter(|b| reach.contains(&b.package))
-    {
-        load_bundle(rt, u, orders, b, scope);
-    }
-    for (i, c) in u.set.catalogs.iter().enumerate() {
-        rt.extend([CatalogPriority(CatalogId(i as u32), c.priority)]);
-    }
-}
 
-/// A bundle's own facts; what it requires and provides in the whole scope only.
-fn load_bundle<'a>(
-    rt: &mut Crepe<'a>,
-    u: &'a Universe,
-    orders: &ChannelOrders,
-    b: &'a crate::catalog::Bundle,
-    scope: Scope,
-) {
-    rt.extend([Bundle(b.id, b.package, b.catalog, &b.version)]);
-    rt.extend([BundleName(b.id, &b.name)]);
-    if b.deprecated {
-        rt.extend([DeprecatedProperty(b.id)]);
-    }
-    if orders.deprecated.contains_key(&b.id) {
-        rt.extend([CatalogDeprecated(b.id)]);
-    }
-    if scope == Scope::Whole {
-        rt.extend(b.provides.iter().map(|g| Provides(b.id, *g)));
-        rt.extend(b.labels.iter().map(|l| ProvidesLabel(b.id, l)));
-        load_requires(rt, u, b);
-    }
-}
-
-/// A bundle's dependencies, numbered packages first, then APIs, then labels.
-fn load_requires<'a>(rt: &mut Crepe<'a>, u: &'a Universe, b: &'a crate::catalog::Bundle) {
-    let mut d = 0u32;
-    for req in &b.requires_packages {
-        if let Some(p) = u.package_id(&req.package) {
-            rt.extend([RequiresPackage(b.id, d, p, &req.range)]);
+        /// Loads the facts of the reachable packages: per package, through the catalog's and the
+        /// channel orders' indexes, so the cost follows what the request reaches. The channel
+        /// entries' upgrade facts are left out when nothing is installed: every rule reading them
+        /// starts from an installed bundle (`rules/upgrades.dl`).
+        fn load_catalog<'a>(
+            rt: &mut Crepe<'a>,
+            u: &'a crate::resolve::universe::Universe,
+            orders: &'a crate::resolve::orders::ChannelOrders,
+            reach: &rustc_hash::FxHashSet<crate::catalog::PackageId>,
+        ) {
+            let mut packages: Vec<crate::catalog::PackageId> = reach.iter().copied().collect();
+            packages.sort_unstable();
+            for &p in &packages {
+                for b in u.set.bundles_of(p) {
+                    load_bundle(rt, u, orders, u.bundle(*b));
+                }
+                load_orders(rt, orders, p);
+                for c in 0..u.set.catalogs.len() {
+                    if let Some(pkg) = u.set.package_in(p, crate::catalog::CatalogId(c as u32)) {
+                        load_package(rt, pkg, !u.installed.is_empty());
+                    }
+                }
+            }
+            for b in u
+                .installed_only()
+                .iter()
+                .filter(|b| reach.contains(&b.package))
+            {
+                load_bundle(rt, u, orders, b);
+            }
+            for (i, c) in u.set.catalogs.iter().enumerate() {
+                rt.extend([CatalogPriority(
+                    crate::catalog::CatalogId(i as u32),
+                    c.priority,
+                )]);
+            }
         }
-        d += 1;
-    }
-    for g in &b.requires_gvks {
-        rt.extend([RequiresGvk(b.id, d, *g)]);
-        d += 1;
-    }
-    for l in &b.requires_labels {
-        rt.extend([RequiresLabel(b.id, d, l)]);
-        d += 1;
-    }
-}
 
-/// A package's channel orders in every catalog: members with their distance, entries of
-/// malformed channels.
-fn load_orders<'a>(rt: &mut Crepe<'a>, orders: &'a ChannelOrders, p: PackageId) {
-    for e in orders.of_package(p) {
-        rt.extend(e.members.iter().map(|(b, ch, d)| ChannelMember(*b, ch, *d)));
-        rt.extend(e.malformed.iter().map(|b| InMalformedChannel(*b)));
-    }
-}
-
-/// A package entry's default channel and, with `upgrades`, its channel entries' upgrade
-/// facts.
-fn load_package<'a>(rt: &mut Crepe<'a>, p: &'a crate::catalog::Package, upgrades: bool) {
-    if let Some(dc) = &p.default_channel {
-        rt.extend([DefaultChannel(p.id, p.catalog, dc)]);
-    }
-    if !upgrades {
-        return;
-    }
-    for ch in &p.channels {
-        for e in &ch.entries {
-            let Some(b) = e.bundle else { continue };
-            rt.extend(e.replaces.as_deref().map(|r| EntryReplaces(b, &ch.name, r)));
-            rt.extend(e.skips.iter().map(|s| EntrySkips(b, &ch.name, s)));
-            rt.extend(
-                e.skip_range
-                    .as_ref()
-                    .map(|r| EntrySkipRange(b, &ch.name, r)),
-            );
+        /// A bundle's facts: its own, and what it requires and provides.
+        fn load_bundle<'a>(
+            rt: &mut Crepe<'a>,
+            u: &'a crate::resolve::universe::Universe,
+            orders: &crate::resolve::orders::ChannelOrders,
+            b: &'a crate::catalog::Bundle,
+        ) {
+            rt.extend([Bundle(b.id, b.package, b.catalog, &b.version)]);
+            rt.extend([BundleName(b.id, &b.name)]);
+            if b.deprecated {
+                rt.extend([DeprecatedProperty(b.id)]);
+            }
+            if orders.deprecated.contains_key(&b.id) {
+                rt.extend([CatalogDeprecated(b.id)]);
+            }
+            rt.extend(b.provides.iter().map(|g| Provides(b.id, *g)));
+            rt.extend(b.labels.iter().map(|l| ProvidesLabel(b.id, l)));
+            load_requires(rt, u, b);
         }
-    }
+
+        /// A bundle's dependencies, numbered packages first, then APIs, then labels.
+        fn load_requires<'a>(
+            rt: &mut Crepe<'a>,
+            u: &'a crate::resolve::universe::Universe,
+            b: &'a crate::catalog::Bundle,
+        ) {
+            let mut d = 0u32;
+            for req in &b.requires_packages {
+                if let Some(p) = u.package_id(&req.package) {
+                    rt.extend([RequiresPackage(b.id, d, p, &req.range)]);
+                }
+                d += 1;
+            }
+            for g in &b.requires_gvks {
+                rt.extend([RequiresGvk(b.id, d, *g)]);
+                d += 1;
+            }
+            for l in &b.requires_labels {
+                rt.extend([RequiresLabel(b.id, d, l)]);
+                d += 1;
+            }
+        }
+
+        /// A package's channel orders in every catalog: members with their distance, entries of
+        /// malformed channels.
+        fn load_orders<'a>(
+            rt: &mut Crepe<'a>,
+            orders: &'a crate::resolve::orders::ChannelOrders,
+            p: crate::catalog::PackageId,
+        ) {
+            for e in orders.of_package(p) {
+                rt.extend(e.members.iter().map(|(b, ch, d)| ChannelMember(*b, ch, *d)));
+                rt.extend(e.malformed.iter().map(|b| InMalformedChannel(*b)));
+            }
+        }
+
+        /// A package entry's default channel and, with `upgrades`, its channel entries' upgrade
+        /// facts.
+        fn load_package<'a>(rt: &mut Crepe<'a>, p: &'a crate::catalog::Package, upgrades: bool) {
+            if let Some(dc) = &p.default_channel {
+                rt.extend([DefaultChannel(p.id, p.catalog, dc)]);
+            }
+            if !upgrades {
+                return;
+            }
+            for ch in &p.channels {
+                for e in &ch.entries {
+                    let Some(b) = e.bundle else { continue };
+                    rt.extend(e.replaces.as_deref().map(|r| EntryReplaces(b, &ch.name, r)));
+                    rt.extend(e.skips.iter().map(|s| EntrySkips(b, &ch.name, s)));
+                    rt.extend(
+                        e.skip_range
+                            .as_ref()
+                            .map(|r| EntrySkipRange(b, &ch.name, r)),
+                    );
+                }
+            }
+        }
+    };
 }
+pub(super) use fact_loaders;

@@ -8,7 +8,7 @@
 //! roots: a bundle whose lists are not derived yet has its variable and no Dependency
 //! constraint. The first time the search selects such a bundle, before the bundle's
 //! constraints join the search, [`OnDemand`] derives its lists
-//! ([`super::demand::DependencyRules`]), then the lists of the candidates they force (a list's
+//! ([`super::demand::Rules`], the rules' evaluator on demand), then the lists of the candidates they force (a list's
 //! only candidate), level by level. The new lists become Dependency constraints, their
 //! candidates new variables, and the at-most-one sets of their packages and APIs grow to
 //! count them. The search keeps its assignments and what it has learned: every clause it
@@ -41,6 +41,7 @@ use crate::constraint::Cluster;
 use crate::request::Request;
 use crate::solver::{self, DerivationTree, SolveError, SolveOptions, Var};
 
+use super::lookups::Lookups;
 use super::problem::{self, Subject};
 use super::reason::Reason;
 use super::{
@@ -180,9 +181,10 @@ impl Prepared {
         } = *cx;
         let roots = roots_of(universe, cx.required, adjust);
         let facts = requirement_facts(universe, request);
-        let mut rules = demand::DependencyRules::new(universe, &self.orders, adjust, cx.matches);
+        let lookups = Lookups::new(universe, &self.orders, &facts, adjust, cx.matches);
+        let mut rules = demand::Rules::new(&lookups);
         // No dependency list yet: each is derived when the search asks for it.
-        let derived = rules.roots(&facts, &roots);
+        let derived = rules.roots(&roots);
         let done: FxHashSet<BundleId> = FxHashSet::default();
         let growing = problem::Growing::new(universe, &derived, request, &cx.context(Some(&done)));
         let mut on = OnDemand {
@@ -239,11 +241,11 @@ pub(super) fn roots_of(
 
 /// Derives the lists of `wanted`, the bundles a search selected; then, level by level,
 /// the lists of the candidates they force (a new list's only candidate), so a chain of
-/// single-candidate dependencies costs one call. Deriving each new list's first candidate
-/// too derives many a candidate the search then does not take (1.5–3.3× the time on the
-/// synthetic catalogs, docs/performance.md, 2026-11-27).
+/// single-candidate dependencies costs one call. A new list's first candidate is not derived
+/// ahead: the search often does not take it (docs/performance-history.md has the
+/// measurement).
 fn derive_lists(
-    rules: &mut demand::DependencyRules<'_>,
+    rules: &mut demand::Rules<'_, '_>,
     wanted: Vec<BundleId>,
     derived: &mut derive::Derived,
     done: &mut FxHashSet<BundleId>,
@@ -328,7 +330,7 @@ impl Start<'_> {
 /// the first time, derived then (with the candidates they force, [`derive_lists`]),
 /// and the variables, constraints and global constraints they bring.
 struct OnDemand<'a, 'c> {
-    rules: demand::DependencyRules<'a>,
+    rules: demand::Rules<'a, 'a>,
     cx: &'a Start<'c>,
     options: &'a SolveOptions,
     derived: derive::Derived,

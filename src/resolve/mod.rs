@@ -12,6 +12,7 @@ mod facts;
 pub mod hints;
 mod installed;
 mod lazy;
+mod lookups;
 mod orders;
 pub mod plan;
 mod problem;
@@ -19,6 +20,8 @@ mod reach;
 pub mod reason;
 mod resolver;
 mod universe;
+#[cfg(test)]
+mod walkthrough;
 pub mod why;
 
 use crate::catalog::{CatalogId, CatalogSet, ChannelError};
@@ -371,20 +374,20 @@ impl Prepared {
         matches: &ConstraintMatches,
         reach: &rustc_hash::FxHashSet<crate::catalog::PackageId>,
     ) -> derive::Derived {
-        let whole = derive::Scope::Whole;
-        derive::run_over(universe, &self.orders, facts, adjust, matches, reach, whole)
+        derive::run_over(universe, &self.orders, facts, adjust, matches, reach)
     }
 }
 
 /// Derivation on demand, held against the whole program (tests, fuzz targets, benchmarks).
 impl Prepared {
-    /// Derives `request` by the whole program, then the dependency lists of every bundle it
-    /// reached on demand, one bundle at a time as a solver asking for them would, and compares
-    /// each list with its exclusions and preference facts. The roots of derivation on demand
-    /// (requirement lists, upgrade edges, the roots' exclusions and preference facts) are
-    /// compared first with crepe's run of the same rules over the same packages. Returns the
-    /// number of lists compared (0 for a request whose installed state is inconsistent), or
-    /// the first difference in words.
+    /// Derives `request` by crepe's whole program, then on demand as a search would: the
+    /// roots, then every bundle the whole program reached expanded, one at a time. Every
+    /// tuple derived on demand must be one of the whole program's outputs, all of them
+    /// once every reached bundle is expanded, and every query answered on demand (the
+    /// requirement lists, upgrade edges, each bundle's exclusions) the whole program's
+    /// tuples with those arguments. Returns the number of tuples and answers compared (0
+    /// for a request whose installed state is inconsistent), or the first difference in
+    /// words.
     #[cfg(feature = "testing")]
     pub fn check_on_demand(
         &self,
@@ -397,29 +400,21 @@ impl Prepared {
         let required: Vec<crate::catalog::PackageId> =
             facts.iter().filter_map(|r| r.package).collect();
         // No deadline: the matches are always complete.
-        let (matches, reach, _) = self
+        let (matches, mut reach, _) = self
             .constraint_matches(&universe, &required, adjust, None, None)
             .map_err(|e| e.to_string())?;
-        let full = self.run_whole(&universe, &facts, adjust, &matches, &reach);
-        let mut rules = demand::DependencyRules::new(&universe, &self.orders, adjust, &matches);
-        let roots = lazy::roots_of(&universe, &required, adjust);
-        let scope = derive::Scope::WithoutDependencies;
-        let crepe = derive::run_over(
-            &universe,
-            &self.orders,
-            &facts,
-            adjust,
-            &matches,
-            &roots,
-            scope,
-        );
-        demand::compare_roots(&crepe, &rules.roots(&facts, &roots))?;
-        let mut lists = 0;
-        for &a in &full.reached {
-            let lazy = rules.dependencies(&[a]);
-            lists += demand::compare(&full, &lazy, &[a])?;
+        // the packages of removed bundles too: their exclusions are asked for on demand
+        reach.extend(adjust.removed.iter().map(|(b, _)| universe.package_of(*b)));
+        let whole = derive::run_program(&universe, &self.orders, &facts, adjust, &matches, &reach);
+        let lookups = lookups::Lookups::new(&universe, &self.orders, &facts, adjust, &matches);
+        let mut rules = demand::Rules::new(&lookups);
+        rules.roots(&lazy::roots_of(&universe, &required, adjust));
+        let mut reached: Vec<BundleId> = whole.reached.iter().map(|r| r.0).collect();
+        reached.sort_unstable();
+        for a in reached {
+            rules.dependencies(&[a]);
         }
-        Ok(lists)
+        rules.agrees_with(&whole, true)
     }
 
     /// Derives the dependency lists of `bundles` on demand, one bundle at a time; returns the
@@ -431,7 +426,7 @@ impl Prepared {
         bundles: &[BundleId],
     ) -> Result<usize, String> {
         let adjust = Adjustments::default();
-        let (universe, _) = self.universe_for(request, &adjust)?;
+        let (universe, facts) = self.universe_for(request, &adjust)?;
         // only the demanded bundles' constraints are tested, as a solver's demand would
         let matches = {
             let mut guard = self.constraints.lock().unwrap_or_else(|e| e.into_inner());
@@ -440,7 +435,8 @@ impl Prepared {
             cache.clone()
         };
         let mut lists = 0;
-        let mut rules = demand::DependencyRules::new(&universe, &self.orders, &adjust, &matches);
+        let lookups = lookups::Lookups::new(&universe, &self.orders, &facts, &adjust, &matches);
+        let mut rules = demand::Rules::new(&lookups);
         for &a in bundles {
             let d = rules.dependencies(&[a]);
             lists += d.dependencies.candidates.len();

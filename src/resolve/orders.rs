@@ -36,6 +36,9 @@ pub(crate) struct EntryOrders {
     pub broken: Vec<BrokenChannel>,
     /// (bundle, position in `members`), sorted: a bundle's channels by binary search.
     by_bundle: Vec<(BundleId, u32)>,
+    /// (bundle, channel index, entry index) of every channel entry naming a bundle, sorted:
+    /// a bundle's entries by binary search.
+    entries: Vec<(BundleId, u32, u32)>,
 }
 
 impl EntryOrders {
@@ -49,6 +52,15 @@ impl EntryOrders {
             .take_while(move |(x, _)| *x == b)
             .filter_map(|(_, i)| self.members.get(*i as usize))
             .map(|(_, ch, dist)| (ch, *dist))
+    }
+
+    /// The channel entries of `b` in this package entry: (channel index, entry index) into
+    /// the package's `channels`.
+    pub fn entries_of(&self, b: BundleId) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let from = self.entries.partition_point(|(x, _, _)| *x < b);
+        (self.entries.get(from..).unwrap_or_default().iter())
+            .take_while(move |(x, _, _)| *x == b)
+            .map(|(_, ch, e)| (*ch as usize, *e as usize))
     }
 
     /// True when `b` is an entry of a malformed channel of this entry.
@@ -92,6 +104,11 @@ impl ChannelOrders {
     pub fn of_package(&self, p: PackageId) -> impl Iterator<Item = &EntryOrders> {
         (0..self.set.catalogs.len())
             .filter_map(move |c| self.entry(self.set.package_position(p, CatalogId(c as u32))?))
+    }
+
+    /// The orders of package `p`'s entry in catalog `c`.
+    pub fn of_package_in(&self, p: PackageId, c: CatalogId) -> Option<&EntryOrders> {
+        self.entry(self.set.package_position(p, c)?)
     }
 
     /// Every malformed channel of the set, in the order of its package entries. Orders
@@ -155,6 +172,12 @@ fn order_package(p: &Package) -> EntryOrders {
         .map(|(i, (b, _, _))| (*b, i))
         .collect();
     out.by_bundle.sort_unstable();
+    for (ci, ch) in (0u32..).zip(&p.channels) {
+        for (ei, e) in (0u32..).zip(&ch.entries) {
+            out.entries.extend(e.bundle.map(|b| (b, ci, ei)));
+        }
+    }
+    out.entries.sort_unstable();
     out
 }
 
