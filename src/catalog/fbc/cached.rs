@@ -87,7 +87,11 @@ pub(super) fn load(
     }
     if let Some(key) = set_key(&infos, &given, jobs, &known, opts) {
         record(&mut prints, jobs, &stamps, &known);
-        if let Some(set) = set_cache::lookup(dir, &key) {
+        // A package entry found damaged once read is had from the files again.
+        let (again, again_opts) = (sources.to_vec(), opts.clone());
+        let reload: set_cache::Reload =
+            Box::new(move || CatalogSet::load(&again, &again_opts).map_err(|e| e.to_string()));
+        if let Some(set) = set_cache::lookup(dir, &key, Some(reload)) {
             write_prints(prints, dir);
             super::note_loaded(&infos, "read back from the catalog cache");
             return Ok(set);
