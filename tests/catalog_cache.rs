@@ -275,8 +275,12 @@ fn damaged_entry_answers_as_cold(args: &[&str]) {
     let damaged = run(true);
     assert_eq!(damaged.code, cold.code, "{}", damaged.stderr);
     assert!(
-        damaged.stderr.contains("removing damaged catalog cache entry")
-            && damaged.stderr.contains("loading the catalogs from their files"),
+        damaged
+            .stderr
+            .contains("removing damaged catalog cache entry")
+            && damaged
+                .stderr
+                .contains("loading the catalogs from their files"),
         "the damage went unseen: {}",
         damaged.stderr
     );

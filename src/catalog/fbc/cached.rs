@@ -485,7 +485,10 @@ mod tests {
         let sound = versions(&warm(&f));
         let entry = damage_set_entry(&f);
         let damaged = load(&f, false);
-        assert!(damaged.decoded_entries().is_some(), "not read from the entry");
+        assert!(
+            damaged.decoded_entries().is_some(),
+            "not read from the entry"
+        );
         assert_eq!(versions(&damaged), sound);
         assert_eq!(damaged.cache_damage(), None);
         assert!(entry.exists(), "the entry was not stored again");
@@ -495,7 +498,10 @@ mod tests {
         // taken for it: the damage is reported.
         damage_set_entry(&f);
         let damaged = load(&f, false);
-        assert!(damaged.decoded_entries().is_some(), "not read from the entry");
+        assert!(
+            damaged.decoded_entries().is_some(),
+            "not read from the entry"
+        );
         std::fs::remove_file(f.catalog.join("b/catalog.json")).unwrap();
         let _ = versions(&damaged);
         let damage = damaged.cache_damage().unwrap_or_default();

@@ -438,7 +438,11 @@ impl Reloaded {
             .as_slice()
             .get(from..from + span.count as usize)
             .ok_or("a reloaded package entry's bundles are out of range")?;
-        let package = self.set.packages.get(*pos).ok_or("no reloaded package entry")?;
+        let package = self
+            .set
+            .packages
+            .get(*pos)
+            .ok_or("no reloaded package entry")?;
         Ok(Unit {
             package: package.clone(),
             bundles: bundles.to_vec(),
