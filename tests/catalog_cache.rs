@@ -221,3 +221,104 @@ fn a_cluster_loads_its_catalogs_once_for_every_namespace() {
         assert!(loads[0].contains(how), "{loads:?}");
     }
 }
+
+/// Flips 200 bytes in the middle of the largest file of the cache directory `dir` (the
+/// catalog set's entry, whose middle lies among its package entries); returns its path.
+fn damage_largest_entry(dir: &Path) -> std::path::PathBuf {
+    let mut files: Vec<(u64, std::path::PathBuf)> = walk(dir)
+        .into_iter()
+        .map(|p| (std::fs::metadata(&p).expect("stat").len(), p))
+        .collect();
+    files.sort();
+    let (_, path) = files.pop().expect("a cache entry");
+    let mut bytes = std::fs::read(&path).expect("read entry");
+    let middle = bytes.len() / 2;
+    for b in bytes.iter_mut().skip(middle).take(200) {
+        *b ^= 0x55;
+    }
+    std::fs::write(&path, &bytes).expect("write entry");
+    path
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).expect("read cache dir") {
+        let p = e.expect("entry").path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// A cache entry whose package entries are found damaged once read is a cache miss: the
+/// run warns, loads the catalogs from their files and answers byte for byte as a cold run,
+/// and the next run reads the rebuilt entry back. `args` run with `--cache-dir DIR` first.
+fn damaged_entry_answers_as_cold(args: &[&str]) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cache = tmp.path().join("cache");
+    let run = |with_cache: bool| {
+        let mut all: Vec<String> = vec!["-v".into()];
+        if with_cache {
+            all.extend(["--cache-dir".into(), cache.display().to_string()]);
+        }
+        all.extend(args.iter().map(|a| a.to_string()));
+        deppy(&all).run()
+    };
+    let cold = run(false);
+    assert!(cold.code.is_some_and(|c| c <= 1), "{}", cold.stderr);
+    let filled = run(true);
+    assert_eq!(filled.stdout, cold.stdout);
+    let entry = damage_largest_entry(&cache);
+    let damaged = run(true);
+    assert_eq!(damaged.code, cold.code, "{}", damaged.stderr);
+    assert!(
+        damaged
+            .stderr
+            .contains("removing damaged catalog cache entry")
+            && damaged
+                .stderr
+                .contains("loading the catalogs from their files"),
+        "the damage went unseen: {}",
+        damaged.stderr
+    );
+    assert_eq!(damaged.stdout, cold.stdout, "not the cold answer");
+    assert!(entry.exists(), "the entry was not stored again");
+    let again = run(true);
+    assert_eq!(again.stdout, cold.stdout);
+    assert!(
+        set_loads(&again.stderr)
+            .iter()
+            .all(|l| l.contains("read back from the catalog cache")),
+        "{}",
+        again.stderr
+    );
+}
+
+#[test]
+fn a_damaged_entry_is_a_miss_for_resolve() {
+    damaged_entry_answers_as_cold(&[
+        "resolve",
+        "--catalog",
+        "catalogs/community-v4.22",
+        "--require",
+        "kepler-operator",
+        "-o",
+        "json",
+    ]);
+}
+
+#[test]
+fn a_damaged_entry_is_a_miss_for_cluster_resolve() {
+    damaged_entry_answers_as_cold(&[
+        "cluster",
+        "resolve",
+        "catalogs/cluster-example/cluster.yaml",
+        "--catalog",
+        "openshift-marketplace/community-operators=catalogs/community-v4.22",
+        "-o",
+        "json",
+    ]);
+}

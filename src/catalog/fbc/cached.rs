@@ -87,7 +87,11 @@ pub(super) fn load(
     }
     if let Some(key) = set_key(&infos, &given, jobs, &known, opts) {
         record(&mut prints, jobs, &stamps, &known);
-        if let Some(set) = set_cache::lookup(dir, &key) {
+        // A package entry found damaged once read is had from the files again.
+        let (again, again_opts) = (sources.to_vec(), opts.clone());
+        let reload: set_cache::Reload =
+            Box::new(move || CatalogSet::load(&again, &again_opts).map_err(|e| e.to_string()));
+        if let Some(set) = set_cache::lookup(dir, &key, Some(reload)) {
             write_prints(prints, dir);
             super::note_loaded(&infos, "read back from the catalog cache");
             return Ok(set);
@@ -455,5 +459,52 @@ mod tests {
         assert!(same.decoded_entries().is_some());
         assert_eq!(versions(&same), ["a.v1.0.0 1.0.0", "b.v1.0.0 1.0.0"]);
         assert_eq!(versions(&load("sha256:2")), ["a.v1.0.0 1.0.0"]);
+    }
+
+    /// Flips a byte of the first package entry of the stored set's entry; returns its path.
+    fn damage_set_entry(f: &Fixture) -> std::path::PathBuf {
+        for e in std::fs::read_dir(&f.cache).unwrap() {
+            let path = e.unwrap().path();
+            let mut bytes = std::fs::read(&path).unwrap();
+            if !bytes.starts_with(b"deppy-catalog-set ") {
+                continue;
+            }
+            let newline = bytes.iter().position(|b| *b == b'\n').unwrap();
+            let header = String::from_utf8_lossy(&bytes[..newline]).into_owned();
+            let head_len: usize = header.split(' ').nth(4).unwrap().parse().unwrap();
+            bytes[newline + 1 + head_len + 2] ^= 0x55;
+            std::fs::write(&path, &bytes).unwrap();
+            return path;
+        }
+        panic!("no stored set");
+    }
+
+    #[test]
+    fn a_damaged_package_entry_is_loaded_again_from_the_files() {
+        let f = fixture();
+        let sound = versions(&warm(&f));
+        let entry = damage_set_entry(&f);
+        let damaged = load(&f, false);
+        assert!(
+            damaged.decoded_entries().is_some(),
+            "not read from the entry"
+        );
+        assert_eq!(versions(&damaged), sound);
+        assert_eq!(damaged.cache_damage(), None);
+        assert!(entry.exists(), "the entry was not stored again");
+        age_prints(&f);
+        assert!(load(&f, false).decoded_entries().is_some());
+        // Files that no longer give the stored set (changed since it was read) are not
+        // taken for it: the damage is reported.
+        damage_set_entry(&f);
+        let damaged = load(&f, false);
+        assert!(
+            damaged.decoded_entries().is_some(),
+            "not read from the entry"
+        );
+        std::fs::remove_file(f.catalog.join("b/catalog.json")).unwrap();
+        let _ = versions(&damaged);
+        let damage = damaged.cache_damage().unwrap_or_default();
+        assert!(damage.contains("no longer give the stored set"), "{damage}");
     }
 }

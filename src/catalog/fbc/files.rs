@@ -152,7 +152,9 @@ impl CatalogSet {
                 });
         let keyed: Vec<(&CatalogInfo, Contents<'_>)> = infos.iter().zip(contents).collect();
         let key = super::set_cache::key(&keyed, opts.keep_heavy_properties);
-        if let Some(set) = super::set_cache::lookup(dir, &key) {
+        // The files are borrowed: a package entry found damaged once read is reported as
+        // the set's damage ([`CatalogSet::cache_damage`]), not reloaded.
+        if let Some(set) = super::set_cache::lookup(dir, &key, None) {
             super::note_loaded(&infos, "read back from the catalog cache");
             return Ok(set);
         }

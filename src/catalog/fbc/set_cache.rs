@@ -16,8 +16,12 @@
 //! body and a BLAKE3 hash of them). The body holds each unit's postcard bytes, then every
 //! bundle's name (read on the first lookup of a bundle by name). The header's hash covers
 //! the head; a unit's hash is checked when it is decoded. A head that does not check out
-//! rejects the entry (rebuilt); a unit that does not is reported as the set's damage
-//! ([`CatalogSet::cache_damage`]), and the entry is removed.
+//! rejects the entry (rebuilt). A unit that does not is a late cache miss: the entry is
+//! removed, the set is loaded again from the catalogs' files (the [`Reload`] the lookup was
+//! given, which stores a sound entry again), and that unit, and every other that does not
+//! check out, is taken from the reloaded set, whose units must lie exactly where the
+//! entry's did. Only when there is no reload, or it fails, is the damage reported
+//! ([`CatalogSet::cache_damage`]).
 //!
 //! A set is stored only when no bundle states a constraint (`olm.constraint` or an alias
 //! form): those are compiled into CEL programs, which have no stored form, so such a set is
@@ -25,7 +29,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap;
 use serde_json::value::RawValue;
@@ -86,11 +90,16 @@ pub(crate) fn key(catalogs: &[(&CatalogInfo, Contents<'_>)], keep_heavy: bool) -
     h.finalize()
 }
 
+/// Loads a stored set again from its catalogs' files (never from the cache entry being
+/// replaced): how the package entries of an entry found damaged after it was read are had.
+pub(crate) type Reload = Box<dyn Fn() -> Result<CatalogSet, String> + Send + Sync>;
+
 /// The stored set of `key` in `dir`, when a sound entry is there (`None` otherwise: the
-/// caller assembles the set and [`store`]s it).
-pub(crate) fn lookup(dir: &Path, key: &blake3::Hash) -> Option<CatalogSet> {
+/// caller assembles the set and [`store`]s it). `reload` stands in for the entry's units
+/// when some turn out damaged once read.
+pub(crate) fn lookup(dir: &Path, key: &blake3::Hash, reload: Option<Reload>) -> Option<CatalogSet> {
     let path = cache::entry_path(dir, key);
-    match open(&path, key) {
+    match open(&path, key, reload) {
         Ok(set) => Some(set),
         Err(Miss::Absent) => None,
         Err(Miss::Unusable(why)) => {
@@ -356,7 +365,7 @@ fn read_at(file: &File, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
 }
 
 /// The stored set at `path`: its head read and checked, its units left in the file.
-fn open(path: &Path, key: &blake3::Hash) -> Result<CatalogSet, Miss> {
+fn open(path: &Path, key: &blake3::Hash, reload: Option<Reload>) -> Result<CatalogSet, Miss> {
     let unusable = |e: std::io::Error| Miss::Unusable(e.to_string());
     // Only a regular file is opened (a FIFO planted there would block the load).
     match std::fs::symlink_metadata(path) {
@@ -383,7 +392,17 @@ fn open(path: &Path, key: &blake3::Hash) -> Result<CatalogSet, Miss> {
     let head: Head =
         cache::whole(&head_bytes, "head of the catalog set").map_err(Miss::Unusable)?;
     drop(head_bytes);
-    from_head(head, file, path, body_at, h.body_len).map_err(Miss::Unusable)
+    let store = Store {
+        file,
+        path: path.to_path_buf(),
+        body_at,
+        units: head.units.iter().map(|u| u.extent).collect(),
+        spans: head.units.iter().map(|u| u.span).collect(),
+        names: head.names,
+        reload,
+        reloaded: OnceLock::new(),
+    };
+    from_head(head, store, h.body_len).map_err(Miss::Unusable)
 }
 
 /// A stored set's unit reader: the open entry and where its parts lie.
@@ -392,7 +411,43 @@ struct Store {
     path: PathBuf,
     body_at: u64,
     units: Vec<Extent>,
+    spans: Vec<UnitSpan>,
     names: Extent,
+    reload: Option<Reload>,
+    /// The set loaded again, once some part of the entry did not check out.
+    reloaded: OnceLock<Result<Reloaded, String>>,
+}
+
+/// The set loaded again from the files, and its units (each with its package entry's
+/// position), which lie where the entry's did.
+struct Reloaded {
+    set: CatalogSet,
+    units: Vec<(UnitSpan, usize)>,
+}
+
+impl Reloaded {
+    fn unit(&self, i: usize) -> Result<Unit, String> {
+        let (span, pos) = self
+            .units
+            .get(i)
+            .ok_or_else(|| format!("no unit {i} in the reloaded set"))?;
+        let from = span.first as usize;
+        let bundles = self
+            .set
+            .bundles
+            .as_slice()
+            .get(from..from + span.count as usize)
+            .ok_or("a reloaded package entry's bundles are out of range")?;
+        let package = self
+            .set
+            .packages
+            .get(*pos)
+            .ok_or("no reloaded package entry")?;
+        Ok(Unit {
+            package: package.clone(),
+            bundles: bundles.to_vec(),
+        })
+    }
 }
 
 impl Store {
@@ -407,10 +462,9 @@ impl Store {
         }
         Ok(bytes)
     }
-}
 
-impl UnitSource for Store {
-    fn decode(&self, i: usize) -> Result<Unit, String> {
+    /// Unit `i` as stored, checked.
+    fn stored_unit(&self, i: usize) -> Result<Unit, String> {
         let e = self.units.get(i).ok_or("no such unit")?;
         let bytes = self.read(e, "a package entry")?;
         let (package, bundles): (Package, Vec<BundleIn>) = cache::whole(&bytes, "package entry")?;
@@ -420,12 +474,55 @@ impl UnitSource for Store {
         })
     }
 
+    /// The set loaded again from the files, the first time some part of the entry did not
+    /// check out (`why`): the entry is removed first, so the reload cannot read it back.
+    fn reloaded(&self, why: &str) -> Result<&Reloaded, String> {
+        let Some(reload) = &self.reload else {
+            return Err(why.to_string());
+        };
+        let reloaded = self.reloaded.get_or_init(|| {
+            log::warn!(
+                "removing damaged catalog cache entry {} ({why}); loading the catalogs from their files",
+                self.path.display()
+            );
+            let _ = std::fs::remove_file(&self.path);
+            let set = reload()?;
+            if set.bundles.units().is_some() {
+                return Err("the reloaded set was read from the catalog cache again".into());
+            }
+            let units = spans_of(&set).ok_or("the reloaded set does not tile")?;
+            if !units.iter().map(|(s, _)| s).eq(self.spans.iter()) {
+                return Err("the catalogs' files no longer give the stored set".into());
+            }
+            Ok(Reloaded { set, units })
+        });
+        reloaded
+            .as_ref()
+            .map_err(|e| format!("{why}; loading the catalogs again: {e}"))
+    }
+}
+
+impl UnitSource for Store {
+    fn decode(&self, i: usize) -> Result<Unit, String> {
+        self.stored_unit(i)
+            .or_else(|why| self.reloaded(&why)?.unit(i))
+    }
+
     fn names(&self) -> Result<Vec<String>, String> {
-        let bytes = self.read(&self.names, "the bundle names")?;
-        cache::whole(&bytes, "bundle names")
+        let stored = self
+            .read(&self.names, "the bundle names")
+            .and_then(|bytes| cache::whole(&bytes, "bundle names"));
+        stored.or_else(|why| {
+            let set = &self.reloaded(&why)?.set;
+            Ok(set.bundles.iter().map(|b| b.name.clone()).collect())
+        })
     }
 
     fn damaged(&self, why: &str) {
+        // A failed reload has said so, and removed the entry, already.
+        if self.reloaded.get().is_some() {
+            return;
+        }
         log::warn!(
             "removing damaged catalog cache entry {} ({why})",
             self.path.display()
@@ -434,15 +531,9 @@ impl UnitSource for Store {
     }
 }
 
-/// The set of a checked head, its units left in `file`. Every id the head holds is checked
+/// The set of a checked head, its units left in `store`. Every id the head holds is checked
 /// against the sizes it gives: an entry is never trusted to be consistent.
-fn from_head(
-    head: Head,
-    file: File,
-    path: &Path,
-    body_at: u64,
-    body_len: u64,
-) -> Result<CatalogSet, String> {
+fn from_head(head: Head, store: Store, body_len: u64) -> Result<CatalogSet, String> {
     let within = |e: &Extent| {
         e.offset
             .checked_add(e.len)
@@ -459,13 +550,6 @@ fn from_head(
     {
         return Err("a package entry names no catalog or package".into());
     }
-    let store = Store {
-        file,
-        path: path.to_path_buf(),
-        body_at,
-        units: head.units.iter().map(|u| u.extent).collect(),
-        names: head.names,
-    };
     let units = Arc::new(Units::new(Box::new(store), spans).ok_or("bundle ids out of order")?);
     let bundle_count = units
         .spans()
