@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 /// mimalloc instead of the system allocator: resolution makes millions of small allocations
-/// (Datalog tuples, candidate lists); docs/performance.md has the measurement.
+/// (Datalog tuples, candidate lists); docs/performance-history.md has the measurement.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -560,7 +560,6 @@ const KNOWN_FILE_CIRCLES: &[&str] = &[
     "files import each other in a circle: pipeline -> pipeline::nodes -> pipeline",
     "files import each other in a circle: range -> range::parse -> range",
     "files import each other in a circle: resolve::constraints -> resolve::universe -> resolve::installed -> resolve::constraints",
-    "files import each other in a circle: resolve::derive -> resolve::facts -> resolve::derive",
     "files import each other in a circle: resolve::lazy -> resolve::resolver -> resolve::lazy",
     "files import each other in a circle: solver::index -> solver::problem -> solver::index",
 ];
