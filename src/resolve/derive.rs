@@ -4,6 +4,7 @@
 //! evaluator generated from the same rules ([`super::demand`]) fills a [`Derived`] through
 //! the same conversions.
 
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -209,24 +210,13 @@ pub(super) fn successors<'x, 'a: 'x>(
 }
 
 /// Adds (dependent, dependency number, bundle) triples to lists per (dependent, number),
-/// each list it touched sorted.
+/// each list it touched sorted. Triples come in runs of one key (a dependent's expansion
+/// derives each dependency's matches together): each run costs one map lookup.
 pub(super) fn add_lists(
     lists: &mut FxHashMap<(BundleId, u32), Vec<BundleId>>,
     triples: impl IntoIterator<Item = (BundleId, u32, BundleId)>,
 ) {
-    let mut touched = Vec::new();
-    for (a, i, b) in triples {
-        lists.entry((a, i)).or_default().push(b);
-        touched.push((a, i));
-    }
-    touched.sort_unstable();
-    touched.dedup();
-    for k in touched {
-        if let Some(l) = lists.get_mut(&k) {
-            l.sort_unstable();
-            l.dedup();
-        }
-    }
+    add_runs(lists, triples.into_iter().map(|(a, i, b)| ((a, i), b)));
 }
 
 /// Adds `CandidateChannel` tuples to each bundle's channels, each list it touched sorted;
@@ -236,15 +226,40 @@ pub(super) fn add_channels<'x, 'a: 'x>(
     tuples: impl IntoIterator<Item = &'x CandidateChannel<'a>>,
     mut name: impl FnMut(&'a str) -> Arc<str>,
 ) {
-    let mut touched = Vec::new();
-    for t in tuples {
-        p.channels.entry(t.0).or_default().push((name(t.1), t.2));
-        touched.push(t.0);
+    let pairs = tuples.into_iter().map(|t| (t.0, (name(t.1), t.2)));
+    add_runs(&mut p.channels, pairs);
+}
+
+/// Appends each value to its key's list in `lists`, one lookup per run of equal keys, then
+/// sorts and dedups every list it touched.
+fn add_runs<K: Copy + Ord + std::hash::Hash, V: Ord>(
+    lists: &mut FxHashMap<K, Vec<V>>,
+    pairs: impl IntoIterator<Item = (K, V)>,
+) {
+    let mut touched: Vec<K> = Vec::new();
+    let mut run: Option<(K, Vec<V>)> = None;
+    let mut flush = |run: Option<(K, Vec<V>)>, touched: &mut Vec<K>| {
+        if let Some((k, vs)) = run {
+            match lists.entry(k) {
+                Entry::Vacant(e) => {
+                    e.insert(vs);
+                }
+                Entry::Occupied(e) => e.into_mut().extend(vs),
+            }
+            touched.push(k);
+        }
+    };
+    for (k, v) in pairs {
+        match &mut run {
+            Some((rk, vs)) if *rk == k => vs.push(v),
+            _ => flush(run.replace((k, vec![v])), &mut touched),
+        }
     }
+    flush(run, &mut touched);
     touched.sort_unstable();
     touched.dedup();
-    for b in touched {
-        if let Some(l) = p.channels.get_mut(&b) {
+    for k in touched {
+        if let Some(l) = lists.get_mut(&k) {
             l.sort_unstable();
             l.dedup();
         }
