@@ -9,6 +9,7 @@ use super::analyze::{Analysis, analyze};
 use super::lex::{Tok, Token, print};
 use super::parse::{Arg, Clause, Kind, Program, Relation, Rule};
 use super::plan::{Catalog, Pattern, Planner, snake};
+use super::tables::{Keep, classify};
 
 /// What the generator is told besides the rules.
 pub struct Config<'c> {
@@ -25,6 +26,7 @@ pub struct Config<'c> {
 struct Gen<'p, 'c> {
     p: &'p Program,
     a: Analysis,
+    keep: BTreeMap<String, Keep>,
     cfg: &'c Config<'c>,
     todo: Vec<(String, Pattern)>,
     queries: BTreeSet<(String, Pattern)>,
@@ -199,9 +201,14 @@ impl Gen<'_, '_> {
         );
         for (rel, code) in &fire {
             let r = self.rel(rel);
+            let tables: Vec<&String> = (self.keep.iter())
+                .filter(|(_, k)| matches!(k, Keep::Fired(d) if d == rel))
+                .map(|(t, _)| t)
+                .collect();
+            let (starts, ends) = step_bounds(&tables);
             let _ = writeln!(
                 out,
-                "fn fire_{}(&mut self, t: {}) {{ let facts = self.facts; {code} }}",
+                "fn fire_{}(&mut self, t: {}) {{ {starts} let facts = self.facts; {code} {ends} }}",
                 snake(rel),
                 ty(r)
             );
@@ -210,9 +217,26 @@ impl Gen<'_, '_> {
         if let Some(x) = self.a.expanded.clone() {
             let r = self.rel(&x);
             let s = snake(&x);
+            let scoped: Vec<&String> = (self.keep.iter())
+                .filter(|(_, k)| matches!(k, Keep::Scoped(_)))
+                .map(|(t, _)| t)
+                .collect();
+            let (starts, ends) = step_bounds(&scoped);
+            // The tuples the expansion's own rules derived lose their repeats before they
+            // fire; what propagation adds, after.
+            let mut mids = String::new();
+            let mut again = String::new();
+            for t in &scoped {
+                let n = snake(t);
+                let _ = write!(mids, "let __m_{n} = self.{n}.log.len(); ");
+                let _ = write!(
+                    again,
+                    "if self.{n}.log.len() != __m_{n} {{ self.{n}.end_step(__s_{n}); }} "
+                );
+            }
             let _ = writeln!(
                 out,
-                "/// Expands `t`: fires the rules that derive from it what the search asks for, then propagates.\npub fn expand_{s}(&mut self, t: {}) {{ if !self.expanded.insert(t) {{ return; }} self.ins_{s}(t); let facts = self.facts; {expand} self.propagate(); }}",
+                "/// Expands `t`: fires the rules that derive from it what the search asks for, then propagates.\npub fn expand_{s}(&mut self, t: {}) {{ if !self.expanded.insert(t) {{ return; }} self.ins_{s}(t); {starts} let facts = self.facts; {{ {expand} }} {ends} {mids} self.propagate(); {again} }}",
                 ty(r)
             );
             let _ = writeln!(
@@ -252,6 +276,19 @@ impl Gen<'_, '_> {
     }
 }
 
+/// The code around one step of the evaluation (a firing, an expansion) of tables that
+/// remove their repeats at its end: their lengths when it starts, and the removal.
+fn step_bounds(tables: &[&String]) -> (String, String) {
+    let mut starts = String::new();
+    let mut ends = String::new();
+    for t in tables {
+        let n = snake(t);
+        let _ = write!(starts, "let __s_{n} = self.{n}.log.len(); ");
+        let _ = write!(ends, "self.{n}.end_step(__s_{n}); ");
+    }
+    (starts, ends)
+}
+
 /// `(k0, k2,)`: the key of pattern `p` from variables named `prefix` + position.
 fn key_tuple(p: &str, prefix: &str) -> String {
     let ks: Vec<String> = (p.char_indices())
@@ -272,7 +309,9 @@ fn key_type(r: &Relation, p: &str) -> String {
 
 /// Helpers every evaluator uses.
 const RUNTIME: &str = r#"
-/// A relation derived forward: its tuples, in the order they were derived.
+/// A relation derived forward: its tuples, in the order they were derived. A table that
+/// removes its repeats at the end of each step (a firing, an expansion) uses `set` only as
+/// scratch space for that.
 pub struct Table<T> {
     set: ::rustc_hash::FxHashSet<T>,
     /// Every tuple, in the order derived.
@@ -287,15 +326,48 @@ impl<T> Default for Table<T> {
 }
 
 impl<T: Copy + Eq + ::std::hash::Hash> Table<T> {
+    /// Adds `t` unless the table has it.
+    #[inline]
     fn insert(&mut self, t: T) {
         if self.set.insert(t) {
             self.log.push(t);
         }
     }
 
-    /// True when `t` is derived.
-    pub fn contains(&self, t: &T) -> bool {
-        self.set.contains(t)
+    /// Adds `t`; a repeat within the step is removed when the step ends.
+    #[inline]
+    fn push(&mut self, t: T) {
+        self.log.push(t);
+    }
+
+    /// Ends a step that started with `start` tuples: keeps the first of equal tuples derived
+    /// since (none of them equals an earlier one), in the order derived.
+    #[inline]
+    fn end_step(&mut self, start: usize) {
+        let n = self.log.len().saturating_sub(start);
+        if n >= 2 {
+            let small = n <= 32;
+            if !small {
+                self.set.clear();
+            }
+            let mut kept = start;
+            for i in start..self.log.len() {
+                let Some(&t) = self.log.get(i) else { break };
+                let new = if small {
+                    !self.log.get(start..kept).unwrap_or_default().contains(&t)
+                } else {
+                    self.set.insert(t)
+                };
+                if new {
+                    if let Some(x) = self.log.get_mut(kept) {
+                        *x = t;
+                    }
+                    kept += 1;
+                }
+            }
+            self.log.truncate(kept);
+        }
+        self.done = self.done.min(self.log.len());
     }
 }
 
@@ -324,10 +396,16 @@ fn dedup_tail<T: Copy + Eq + ::std::hash::Hash>(rows: &mut Vec<T>, start: usize)
 
 /// The evaluator of `p` (module documentation).
 pub fn evaluator(p: &Program, cfg: &Config<'_>) -> Result<String, String> {
+    let first = analyze(p, cfg.expanded)?;
+    let asked = |rel: &str| cfg.queries.iter().any(|(q, _)| *q == rel);
+    let read = super::alias::read_projections_through(p, &asked, &first.propagated);
+    let p = &read;
     let a = analyze(p, cfg.expanded)?;
+    let keep = classify(p, &a);
     let mut g = Gen {
         p,
         a,
+        keep,
         cfg,
         todo: Vec::new(),
         queries: BTreeSet::new(),
@@ -415,9 +493,14 @@ fn assemble(g: &Gen<'_, '_>, fired: &[String], fns: &str) -> String {
     s.push_str("            if !busy { break; }\n        }\n    }\n\n");
     for rel in &g.a.propagated {
         let n = snake(rel);
+        let how = if g.keep.get(rel) == Some(&Keep::Hashed) {
+            "insert"
+        } else {
+            "push"
+        };
         let _ = writeln!(
             s,
-            "    fn ins_{n}(&mut self, t: {}) {{ self.{n}.insert(t); }}",
+            "    fn ins_{n}(&mut self, t: {}) {{ self.{n}.{how}(t); }}",
             ty(g.rel(rel))
         );
     }
@@ -434,10 +517,11 @@ fn assemble(g: &Gen<'_, '_>, fired: &[String], fns: &str) -> String {
         let name = format!("{}_{pat}", snake(rel));
         let _ = writeln!(
             s,
-            "    /// `{rel}` with the arguments marked `b` in `{pat}` bound.\n    pub fn {name}(&mut self, {}) -> &[{}] {{ let (s, e) = self.q_{name}({}); self.m_{name}.rows.get(s as usize..e as usize).unwrap_or_default() }}",
+            "    /// `{rel}` with the arguments marked `b` in `{pat}` bound.\n    pub fn {name}(&mut self, {}) -> &[{}] {{ let (s, e) = self.q_{name}({}); self.m_{name}.rows.get(s as usize..e as usize).unwrap_or_default() }}\n    /// Every answer of `{name}` so far, for every binding asked, in the order evaluated (each binding's answers once).\n    pub fn {name}_answers(&self) -> &[{t}] {{ &self.m_{name}.rows }}",
             params.join(", "),
             ty(r),
-            args.join(", ")
+            args.join(", "),
+            t = ty(r),
         );
     }
     s.push_str(fns);
@@ -462,7 +546,7 @@ fn agreement(g: &Gen<'_, '_>) -> String {
         let f = snake(rel);
         let _ = writeln!(
             s,
-            "        for t in &self.{f}.log {{ if !whole.{f}.contains(t) {{ return Err(format!(\"{{t:?}} derived on demand, not by the whole program\")); }} }}\n        n += self.{f}.log.len();\n        if complete {{ if let Some(t) = whole.{f}.iter().find(|t| !self.{f}.contains(t)) {{ return Err(format!(\"{{t:?}} derived by the whole program, not on demand\")); }} }}"
+            "        {{\n            let mine: ::rustc_hash::FxHashSet<_> = self.{f}.log.iter().copied().collect();\n            if mine.len() != self.{f}.log.len() {{ return Err(format!(\"{f}: a tuple derived twice on demand\")); }}\n            for t in &self.{f}.log {{ if !whole.{f}.contains(t) {{ return Err(format!(\"{{t:?}} derived on demand, not by the whole program\")); }} }}\n            n += self.{f}.log.len();\n            if complete {{ if let Some(t) = whole.{f}.iter().find(|t| !mine.contains(*t)) {{ return Err(format!(\"{{t:?}} derived by the whole program, not on demand\")); }} }}\n        }}"
         );
     }
     for (rel, pat) in &g.queries {

@@ -7,11 +7,13 @@
 
 #![allow(dead_code)]
 
+pub mod alias;
 pub mod analyze;
 pub mod emit;
 pub mod lex;
 pub mod parse;
 pub mod plan;
+pub mod tables;
 
 pub use emit::Config;
 use parse::{Kind, Program};

@@ -36,6 +36,7 @@ struct Read {
     same_catalog: usize,
     candidate_priority: usize,
     deprecated_candidate: usize,
+    excluded: usize,
 }
 
 /// The rules evaluated on demand for one request.
@@ -43,8 +44,9 @@ pub(crate) struct Rules<'f, 'a> {
     facts: &'f Lookups<'a>,
     ev: OnDemand<'f, 'a>,
     read: Read,
-    /// Each channel name once, shared by every list that names it.
-    names: FxHashMap<&'a str, Arc<str>>,
+    /// Each channel name once, shared by every list that names it, by where the catalog
+    /// holds it (a name held twice is shared twice: equal either way).
+    names: FxHashMap<(usize, usize), Arc<str>>,
 }
 
 impl<'f, 'a> Rules<'f, 'a> {
@@ -81,11 +83,11 @@ impl<'f, 'a> Rules<'f, 'a> {
         let facts = self.facts;
         for p in packages {
             for (b, _, _) in facts.bundle_fbff(p) {
-                self.exclusion(&mut d, b);
+                self.ev.excluded_bf(b);
             }
         }
         for b in facts.removed() {
-            self.exclusion(&mut d, b);
+            self.ev.excluded_bf(b);
         }
         self.read_forward(&mut d);
         d.reached = self.ev.reached.log.iter().map(|x| x.0).collect();
@@ -99,7 +101,7 @@ impl<'f, 'a> Rules<'f, 'a> {
     pub fn add_dependencies(&mut self, d: &mut Derived, demanded: &[BundleId]) {
         for &a in demanded {
             self.ev.expand_reached(Reached(a));
-            self.exclusion(d, a);
+            self.ev.excluded_bf(a);
         }
         self.read_forward(d);
     }
@@ -112,84 +114,47 @@ impl<'f, 'a> Rules<'f, 'a> {
         d
     }
 
-    /// Adds bundle `b`'s exclusion, if any, to `d`.
-    fn exclusion(&mut self, d: &mut Derived, b: BundleId) {
-        for t in self.ev.excluded_bf(b) {
-            derive::add_excluded(&mut d.excluded, t);
-        }
-    }
-
-    /// Reads what the evaluator derived forward since the last read into `d`.
+    /// Reads what the evaluator derived since the last read into `d`: the tables derived
+    /// forward, each an expansion's lists in runs of one key, and the exclusions evaluated
+    /// (every bundle's whose exclusion a rule or the roots asked: every match, through
+    /// `DependencyCandidate`'s negation of `IsExcluded`).
     fn read_forward(&mut self, d: &mut Derived) {
+        fn new<'t, T>(log: &'t [T], at: &mut usize) -> &'t [T] {
+            let from = (*at).min(log.len());
+            *at = log.len();
+            log.get(from..).unwrap_or_default()
+        }
         let ev = &self.ev;
         let r = &mut self.read;
-        let new = |log_len: usize, at: &mut usize| {
-            let from = *at;
-            *at = log_len;
-            from..log_len
-        };
-        let span = new(ev.dependency_match.log.len(), &mut r.dependency_match);
-        let matched = ev.dependency_match.log.get(span).unwrap_or_default();
-        derive::add_lists(
-            &mut d.dependencies.matches,
-            matched.iter().map(|x| (x.0, x.1, x.2)),
-        );
-        let matched: Vec<BundleId> = matched.iter().map(|x| x.2).collect();
-        let span = new(
-            ev.dependency_candidate.log.len(),
-            &mut r.dependency_candidate,
-        );
-        let candidates = ev
-            .dependency_candidate
-            .log
-            .get(span)
-            .unwrap_or_default()
-            .iter()
-            .map(|x| (x.0, x.1, x.2));
-        derive::add_lists(&mut d.dependencies.candidates, candidates);
+        let matched = new(&ev.dependency_match.log, &mut r.dependency_match);
+        derive::add_lists(&mut d.dependencies.matches, matched, |x| (x.0, x.1, x.2));
+        let candidates = new(&ev.dependency_candidate.log, &mut r.dependency_candidate);
+        derive::add_lists(&mut d.dependencies.candidates, candidates, |x| {
+            (x.0, x.1, x.2)
+        });
+        for t in new(ev.excluded_bf_answers(), &mut r.excluded) {
+            derive::add_excluded(&mut d.excluded, t);
+        }
         let p = &mut d.preferences;
-        let span = new(ev.candidate_channel.log.len(), &mut r.candidate_channel);
         let names = &mut self.names;
-        let mut name = |ch: &'a str| names.entry(ch).or_insert_with(|| Arc::from(ch)).clone();
-        derive::add_channels(
-            p,
-            ev.candidate_channel.log.get(span).unwrap_or_default(),
-            &mut name,
-        );
-        let span = new(ev.in_default_channel.log.len(), &mut r.in_default_channel);
-        for t in ev.in_default_channel.log.get(span).unwrap_or_default() {
+        let mut name = |ch: &'a str| {
+            let at = (ch.as_ptr() as usize, ch.len());
+            names.entry(at).or_insert_with(|| Arc::from(ch)).clone()
+        };
+        let channels = new(&ev.candidate_channel.log, &mut r.candidate_channel);
+        derive::add_channels(p, channels, &mut name);
+        for t in new(&ev.in_default_channel.log, &mut r.in_default_channel) {
             p.in_default_channel.insert(t.0, name(t.1));
         }
-        let span = new(ev.same_catalog.log.len(), &mut r.same_catalog);
-        p.same_catalog.extend(
-            ev.same_catalog
-                .log
-                .get(span)
-                .unwrap_or_default()
-                .iter()
-                .map(|x| (x.0, x.1)),
-        );
-        let span = new(ev.candidate_priority.log.len(), &mut r.candidate_priority);
-        p.priority.extend(
-            ev.candidate_priority
-                .log
-                .get(span)
-                .unwrap_or_default()
-                .iter()
-                .map(|x| (x.0, x.1)),
-        );
-        let span = new(
-            ev.deprecated_candidate.log.len(),
-            &mut r.deprecated_candidate,
-        );
-        for t in ev.deprecated_candidate.log.get(span).unwrap_or_default() {
+        let same = new(&ev.same_catalog.log, &mut r.same_catalog);
+        p.same_catalog.extend(same.iter().map(|x| (x.0, x.1)));
+        let priority = new(&ev.candidate_priority.log, &mut r.candidate_priority);
+        p.priority.extend(priority.iter().map(|x| (x.0, x.1)));
+        for t in new(&ev.deprecated_candidate.log, &mut r.deprecated_candidate) {
             p.deprecated.insert(t.0);
             if let Some(m) = self.facts.deprecation_message(t.0) {
                 p.deprecation_messages.insert(t.0, m.to_string());
             }
-        }
-        for b in matched {
-            self.exclusion(d, b);
         }
     }
 

@@ -209,61 +209,74 @@ pub(super) fn successors<'x, 'a: 'x>(
     sorted(it.into_iter().map(|x| (x.0, x.1, x.2)))
 }
 
-/// Adds (dependent, dependency number, bundle) triples to lists per (dependent, number),
-/// each list it touched sorted. Triples come in runs of one key (a dependent's expansion
-/// derives each dependency's matches together): each run costs one map lookup.
-pub(super) fn add_lists(
+/// Adds `DependencyMatch` or `DependencyCandidate` tuples (dependent, dependency number,
+/// bundle) to the lists per (dependent, number). Tuples come in runs of one key (a
+/// dependent's expansion derives each dependency's matches together): each run is one map
+/// lookup and one list.
+pub(super) fn add_lists<T>(
     lists: &mut FxHashMap<(BundleId, u32), Vec<BundleId>>,
-    triples: impl IntoIterator<Item = (BundleId, u32, BundleId)>,
+    tuples: &[T],
+    triple: impl Fn(&T) -> (BundleId, u32, BundleId),
 ) {
-    add_runs(lists, triples.into_iter().map(|(a, i, b)| ((a, i), b)));
+    add_runs(
+        lists,
+        tuples,
+        |t| {
+            let (a, i, _) = triple(t);
+            (a, i)
+        },
+        |t| triple(t).2,
+    );
 }
 
-/// Adds `CandidateChannel` tuples to each bundle's channels, each list it touched sorted;
-/// `name` gives a channel name's shared string.
-pub(super) fn add_channels<'x, 'a: 'x>(
+/// Adds `CandidateChannel` tuples, in runs of one bundle, to each bundle's channels; `name`
+/// gives a channel name's shared string.
+pub(super) fn add_channels<'a>(
     p: &mut Preferences,
-    tuples: impl IntoIterator<Item = &'x CandidateChannel<'a>>,
+    tuples: &[CandidateChannel<'a>],
     mut name: impl FnMut(&'a str) -> Arc<str>,
 ) {
-    let pairs = tuples.into_iter().map(|t| (t.0, (name(t.1), t.2)));
-    add_runs(&mut p.channels, pairs);
+    add_runs(&mut p.channels, tuples, |t| t.0, |t| (name(t.1), t.2));
 }
 
-/// Appends each value to its key's list in `lists`, one lookup per run of equal keys, then
-/// sorts and dedups every list it touched.
-fn add_runs<K: Copy + Ord + std::hash::Hash, V: Ord>(
+/// Appends each run of `tuples` with equal keys to its key's list in `lists`: one lookup and
+/// one allocation per run. Every list is left sorted, without repeats.
+fn add_runs<T, K: Copy + Eq + std::hash::Hash, V: Ord>(
     lists: &mut FxHashMap<K, Vec<V>>,
-    pairs: impl IntoIterator<Item = (K, V)>,
+    tuples: &[T],
+    key: impl Fn(&T) -> K,
+    mut value: impl FnMut(&T) -> V,
 ) {
-    let mut touched: Vec<K> = Vec::new();
-    let mut run: Option<(K, Vec<V>)> = None;
-    let mut flush = |run: Option<(K, Vec<V>)>, touched: &mut Vec<K>| {
-        if let Some((k, vs)) = run {
-            match lists.entry(k) {
-                Entry::Vacant(e) => {
-                    e.insert(vs);
+    let mut rest = tuples;
+    while let Some(first) = rest.first() {
+        let k = key(first);
+        let len = rest.iter().position(|t| key(t) != k).unwrap_or(rest.len());
+        let (run, tail) = rest.split_at(len);
+        rest = tail;
+        let mut vs: Vec<V> = run.iter().map(&mut value).collect();
+        match lists.entry(k) {
+            Entry::Vacant(e) => {
+                if !vs.is_sorted_by(|a, b| a < b) {
+                    vs.sort_unstable();
+                    vs.dedup();
                 }
-                Entry::Occupied(e) => e.into_mut().extend(vs),
+                e.insert(vs);
             }
-            touched.push(k);
-        }
-    };
-    for (k, v) in pairs {
-        match &mut run {
-            Some((rk, vs)) if *rk == k => vs.push(v),
-            _ => flush(run.replace((k, vec![v])), &mut touched),
-        }
-    }
-    flush(run, &mut touched);
-    touched.sort_unstable();
-    touched.dedup();
-    for k in touched {
-        if let Some(l) = lists.get_mut(&k) {
-            l.sort_unstable();
-            l.dedup();
+            Entry::Occupied(e) => {
+                let l = e.into_mut();
+                l.append(&mut vs);
+                l.sort_unstable();
+                l.dedup();
+            }
         }
     }
+}
+
+/// The tuples of a set of crepe's, in runs of equal `key`.
+fn runs<T: Copy, K: Ord>(set: &Set<T>, key: impl Fn(&T) -> K) -> Vec<T> {
+    let mut v: Vec<T> = set.iter().copied().collect();
+    v.sort_unstable_by_key(key);
+    v
 }
 
 /// The output relations as [`Derived`].
@@ -279,17 +292,15 @@ pub(super) fn collect(out: Outputs<'_>) -> Derived {
         &out.upgrade_candidate,
     );
     d.reached = sorted(out.reached.iter().map(|x| x.0));
-    add_lists(
-        &mut d.dependencies.matches,
-        out.dependency_match.iter().map(|x| (x.0, x.1, x.2)),
-    );
-    add_lists(
-        &mut d.dependencies.candidates,
-        out.dependency_candidate.iter().map(|x| (x.0, x.1, x.2)),
-    );
+    let matches = runs(&out.dependency_match, |x| (x.0, x.1));
+    add_lists(&mut d.dependencies.matches, &matches, |x| (x.0, x.1, x.2));
+    let candidates = runs(&out.dependency_candidate, |x| (x.0, x.1));
+    add_lists(&mut d.dependencies.candidates, &candidates, |x| {
+        (x.0, x.1, x.2)
+    });
     d.edges.successors = successors(&out.successor);
     let p = &mut d.preferences;
-    add_channels(p, &out.candidate_channel, Arc::from);
+    add_channels(p, &runs(&out.candidate_channel, |x| x.0), Arc::from);
     for InDefaultChannel(b, ch) in out.in_default_channel {
         p.in_default_channel.insert(b, Arc::from(ch));
     }

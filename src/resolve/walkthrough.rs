@@ -165,6 +165,7 @@ fn the_walkthrough_needs_no_rust_but_the_reason() {
     );
     assert!(
         ev.deprecated_candidate
+            .log
             .contains(&DeprecatedCandidate(extra))
     );
 
