@@ -190,6 +190,11 @@ impl Units {
         (id < s.first as usize + s.count as usize).then_some(i)
     }
 
+    /// The package of bundle `id`, from the unit table (decodes nothing).
+    fn package_of(&self, id: usize) -> Option<PackageId> {
+        Some(self.spans.get(self.unit_of(id)?)?.package)
+    }
+
     fn bundle(&self, id: usize) -> Option<&Bundle> {
         let i = self.unit_of(id)?;
         let first = self.spans.get(i)?.first as usize;
@@ -286,6 +291,16 @@ impl Bundles {
         match (self.all.get(), &self.units) {
             (Some(v), _) => v.get(i),
             (None, Some(u)) => u.bundle(i),
+            (None, None) => None,
+        }
+    }
+
+    /// The package of the bundle at index `i`, decoding nothing: a set read from the cache
+    /// knows it from its unit table.
+    pub fn package_of(&self, i: usize) -> Option<PackageId> {
+        match (self.all.get(), &self.units) {
+            (Some(v), _) => v.get(i).map(|b| b.package),
+            (None, Some(u)) => u.package_of(i),
             (None, None) => None,
         }
     }

@@ -318,9 +318,13 @@ impl Universe {
             .unwrap_or_else(|| unreachable!("bundle id {i} was not minted by this universe"))
     }
 
-    /// A bundle's package.
+    /// A bundle's package. A catalog bundle's comes from the set's unit table, so that asking
+    /// it (the walk of the reachable packages asks it of every API provider) decodes nothing.
     pub(crate) fn package_of(&self, id: BundleId) -> PackageId {
-        self.bundle(id).package
+        self.set
+            .bundles
+            .package_of(id.0 as usize)
+            .unwrap_or_else(|| self.bundle(id).package)
     }
 
     /// A package's name.

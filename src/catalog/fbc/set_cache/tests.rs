@@ -95,6 +95,17 @@ fn a_warm_load_decodes_only_what_is_looked_up() {
     assert_eq!(warm.decoded_entries(), Some((0, 3)), "nothing decoded yet");
     let b = warm.find_bundle(CatalogId(0), "b.v1.0.0").unwrap();
     assert_eq!(warm.decoded_entries(), Some((0, 3)), "names need no entry");
+    let packages: Vec<_> = (0..cold.bundles.len())
+        .map(|i| warm.bundles.package_of(i))
+        .collect();
+    let expected: Vec<_> = cold.bundles.iter().map(|x| Some(x.package)).collect();
+    assert_eq!(packages, expected);
+    assert_eq!(warm.bundles.package_of(cold.bundles.len()), None);
+    assert_eq!(
+        warm.decoded_entries(),
+        Some((0, 3)),
+        "a bundle's package needs no entry"
+    );
     assert_eq!(warm.bundle(b).unwrap().labels, ["x"]);
     assert_eq!(warm.decoded_entries(), Some((1, 3)));
     let gvk = Gvk {
