@@ -358,8 +358,8 @@ fn cluster_selected(stdout: &str, namespace: &str) -> Vec<String> {
 
 /// `deppy cluster resolve` of namespaces seeing different sets of catalogs answers byte for
 /// byte alike without the catalog cache (each catalog read once from its files for both
-/// sets), filling it and reading it back; each namespace selects what `deppy resolve` selects
-/// from the catalogs that namespace sees.
+/// sets), filling it and reading it back; `team-b` selects what `deppy resolve` selects from
+/// the catalogs it sees, and `team-a` the etcd of its own namespace.
 #[test]
 fn a_cluster_answers_alike_cold_and_warm() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -404,9 +404,16 @@ fn a_cluster_answers_alike_cold_and_warm() {
         loads.len() == 2 && loads.iter().all(|l| l.contains("read back")),
         "{loads:?}"
     );
-    for (namespace, seen) in [("team-a", &catalogs[..]), ("team-b", &catalogs[..2])] {
+    // team-a prefers the etcd of its own namespace (tests/cluster/dependency-own-namespace).
+    assert!(
+        cluster_selected(&cold.stdout, "team-a").contains(&"etcdoperator.v0.9.4".to_string()),
+        "{}",
+        cold.stdout
+    );
+    for (namespace, seen) in [("team-b", &catalogs[..2])] {
         let mut args: Vec<String> = vec!["resolve".into()];
         for (name, path) in seen {
+            let name = name.replace('/', "-");
             args.extend(["--catalog".into(), format!("{name}={path}")]);
         }
         args.extend(["--require", "backup", "-o", "json"].map(String::from));

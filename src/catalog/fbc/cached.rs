@@ -236,6 +236,10 @@ fn record(
     stamps: &[Option<Stamp>],
     known: &[Known],
 ) {
+    // Each pass records every file anew (a load that misses the stored set records twice).
+    for p in prints.iter_mut().flatten() {
+        p.forget_found();
+    }
     for ((j, stamp), k) in jobs.iter().zip(stamps).zip(known) {
         if let (Some(Some(p)), Some(s), Known::Hash(h)) = (prints.get_mut(j.catalog), stamp, k) {
             p.found(&j.path.display().to_string(), *s, *h);

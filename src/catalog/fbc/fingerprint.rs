@@ -249,6 +249,12 @@ impl Fingerprints {
         }
     }
 
+    /// Forgets what this load found so far (recorded again from the first file).
+    pub fn forget_found(&mut self) {
+        self.found.clear();
+        self.changed = false;
+    }
+
     /// Records what this load found of `path`, in file order.
     pub fn found(&mut self, path: &str, stamp: Stamp, hash: blake3::Hash) {
         let same = self
