@@ -322,3 +322,204 @@ fn a_damaged_entry_is_a_miss_for_cluster_resolve() {
         "json",
     ]);
 }
+
+/// A state whose two namespaces see two sets of catalogs sharing two: `team-a` sees
+/// `olm/apps`, `olm/etcd-a` and its own `team-a/etcd-b`; `team-b` the two of `olm`.
+const TWO_SETS: &str = r#"apiVersion: v1
+kind: List
+items:
+- {apiVersion: operators.coreos.com/v1alpha1, kind: CatalogSource, metadata: {name: apps, namespace: olm}, spec: {sourceType: grpc, image: "quay.io/example/apps-index:latest"}}
+- {apiVersion: operators.coreos.com/v1alpha1, kind: CatalogSource, metadata: {name: etcd-a, namespace: olm}, spec: {sourceType: grpc, image: "quay.io/example/etcd-a-index:latest"}}
+- {apiVersion: operators.coreos.com/v1alpha1, kind: CatalogSource, metadata: {name: etcd-b, namespace: team-a}, spec: {sourceType: grpc, image: "quay.io/example/etcd-b-index:latest"}}
+- {apiVersion: operators.coreos.com/v1, kind: OperatorGroup, metadata: {name: og, namespace: team-a}, spec: {}}
+- {apiVersion: operators.coreos.com/v1alpha1, kind: Subscription, metadata: {name: backup, namespace: team-a}, spec: {name: backup, channel: stable, source: apps, sourceNamespace: olm}}
+- {apiVersion: operators.coreos.com/v1, kind: OperatorGroup, metadata: {name: og, namespace: team-b}, spec: {}}
+- {apiVersion: operators.coreos.com/v1alpha1, kind: Subscription, metadata: {name: backup, namespace: team-b}, spec: {name: backup, channel: stable, source: apps, sourceNamespace: olm}}
+"#;
+
+/// The bundles a cluster answer (`-o json`) selects in `namespace`, by name.
+fn cluster_selected(stdout: &str, namespace: &str) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(stdout).expect("JSON answer");
+    let ns = v["namespaces"]
+        .as_array()
+        .expect("namespaces")
+        .iter()
+        .find(|n| n["namespace"] == namespace)
+        .expect("the namespace");
+    let mut out: Vec<String> = ns["selected"]
+        .as_array()
+        .expect("selected")
+        .iter()
+        .filter_map(|s| Some(s["bundle"].as_str()?.to_string()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// `deppy cluster resolve` of namespaces seeing different sets of catalogs answers byte for
+/// byte alike without the catalog cache (each catalog read once from its files for both
+/// sets), filling it and reading it back; `team-b` selects what `deppy resolve` selects from
+/// the catalogs it sees, and `team-a` the etcd of its own namespace.
+#[test]
+fn a_cluster_answers_alike_cold_and_warm() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let state = tmp.path().join("state.yaml");
+    std::fs::write(&state, TWO_SETS).expect("state");
+    let cache = tmp.path().join("cache");
+    let catalogs = [
+        ("olm/apps", "tests/cluster/_catalogs/apps"),
+        ("olm/etcd-a", "tests/cluster/_catalogs/etcd-a"),
+        ("team-a/etcd-b", "tests/cluster/_catalogs/etcd-b"),
+    ];
+    let cluster = |with_cache: bool| {
+        let mut args: Vec<String> = vec!["-v".into()];
+        if with_cache {
+            args.extend(["--cache-dir".into(), cache.display().to_string()]);
+        }
+        args.extend([
+            "cluster".into(),
+            "resolve".into(),
+            state.display().to_string(),
+        ]);
+        for (name, path) in catalogs {
+            args.extend(["--catalog".into(), format!("{name}={path}")]);
+        }
+        args.extend(["-o".into(), "json".into()]);
+        deppy(&args).run()
+    };
+    let cold = cluster(false);
+    assert_eq!(cold.code, Some(0), "{}", cold.stderr);
+    let loads = set_loads(&cold.stderr);
+    assert_eq!(loads.len(), 2, "{loads:?}");
+    assert!(
+        loads.iter().all(|l| l.contains("each read once")),
+        "{loads:?}"
+    );
+    let filled = cluster(true);
+    assert_eq!(filled.stdout, cold.stdout, "filling the cache");
+    let warm = cluster(true);
+    assert_eq!(warm.stdout, cold.stdout, "warm");
+    let loads = set_loads(&warm.stderr);
+    assert!(
+        loads.len() == 2 && loads.iter().all(|l| l.contains("read back")),
+        "{loads:?}"
+    );
+    // team-a prefers the etcd of its own namespace (tests/cluster/dependency-own-namespace).
+    assert!(
+        cluster_selected(&cold.stdout, "team-a").contains(&"etcdoperator.v0.9.4".to_string()),
+        "{}",
+        cold.stdout
+    );
+    for (namespace, seen) in [("team-b", &catalogs[..2])] {
+        let mut args: Vec<String> = vec!["resolve".into()];
+        for (name, path) in seen {
+            let name = name.replace('/', "-");
+            args.extend(["--catalog".into(), format!("{name}={path}")]);
+        }
+        args.extend(["--require", "backup", "-o", "json"].map(String::from));
+        let alone = deppy(&args).run();
+        let v: serde_json::Value = serde_json::from_str(&alone.stdout).expect("JSON");
+        let mut selected: Vec<String> = v["selected"]
+            .as_array()
+            .expect("selected")
+            .iter()
+            .filter_map(|s| Some(s["bundle"].as_str()?.to_string()))
+            .collect();
+        selected.sort();
+        assert_eq!(
+            cluster_selected(&cold.stdout, namespace),
+            selected,
+            "{namespace}"
+        );
+    }
+}
+
+/// Two catalogs of `a` (requiring `b`) and `b`, their directories left unchanged for longer
+/// than the racy window, for `change` to act on once their listings are trusted.
+fn listing_trusted_then(change: impl Fn(&Path), expected: (Option<i32>, Vec<String>)) {
+    let f = fixture();
+    std::thread::sleep(Duration::from_millis(2100));
+    let first = resolve_logged(&f);
+    assert!(!first.contains("not walked"), "{first}");
+    let second = resolve_logged(&f);
+    assert!(
+        second.contains("not walked"),
+        "the listings were not trusted: {second}"
+    );
+    change(&f.catalog);
+    assert_eq!(resolve(&f, true, false), expected);
+    assert_eq!(resolve(&f, false, false), expected, "as without the cache");
+}
+
+/// `deppy -v --cache-dir … resolve --require a`: its log.
+fn resolve_logged(f: &Fixture) -> String {
+    let args: Vec<String> = [
+        "-v",
+        "--cache-dir",
+        &f.cache.display().to_string(),
+        "resolve",
+        "--catalog",
+        &format!("cat={}", f.catalog.display()),
+        "--require",
+        "a",
+    ]
+    .map(String::from)
+    .to_vec();
+    deppy(&args).run().stderr
+}
+
+/// A catalog's directory listings, once trusted from their metadata, give way to a file
+/// added, removed or renamed, and to a directory renamed (docs/caching.md).
+#[test]
+fn a_trusted_listing_sees_files_added_removed_and_renamed() {
+    let both = || vec!["a.v1.0.0".to_string(), "b.v1.0.0".to_string()];
+    let cases: Vec<(
+        &str,
+        Box<dyn Fn(&Path) + Send + Sync>,
+        (Option<i32>, Vec<String>),
+    )> = vec![
+        (
+            "added",
+            Box::new(|c: &Path| {
+                std::fs::write(c.join("b/newer.json"), package("c", "1.0.0", None)).expect("write");
+                std::fs::write(c.join("a/catalog.json"), package("a", "1.0.0", Some("c")))
+                    .expect("write");
+            }),
+            (Some(0), vec!["a.v1.0.0".into(), "c.v1.0.0".into()]),
+        ),
+        (
+            "removed",
+            Box::new(|c: &Path| std::fs::remove_file(c.join("b/catalog.json")).expect("rm")),
+            (Some(1), vec![]),
+        ),
+        (
+            "renamed out of the catalog's extensions",
+            Box::new(|c: &Path| {
+                std::fs::rename(c.join("b/catalog.json"), c.join("b/catalog.json.old")).expect("mv")
+            }),
+            (Some(1), vec![]),
+        ),
+        (
+            "renamed within",
+            Box::new(|c: &Path| {
+                std::fs::rename(c.join("b/catalog.json"), c.join("b/index.json")).expect("mv")
+            }),
+            (Some(0), both()),
+        ),
+        (
+            "directory renamed",
+            Box::new(|c: &Path| std::fs::rename(c.join("b"), c.join("z")).expect("mv")),
+            (Some(0), both()),
+        ),
+    ];
+    std::thread::scope(|s| {
+        for (what, change, expected) in &cases {
+            s.spawn(move || {
+                let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    listing_trusted_then(change, expected.clone())
+                }));
+                assert!(ran.is_ok(), "file {what}");
+            });
+        }
+    });
+}

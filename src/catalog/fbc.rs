@@ -14,6 +14,7 @@ pub mod limits;
 mod locate;
 mod parse;
 mod set_cache;
+mod shared;
 mod yaml;
 
 use crate::parallel::parallel_map;
@@ -100,6 +101,29 @@ fn collect_files(
     source: &CatalogSource,
     out: &mut Vec<FileJob>,
 ) -> Result<(), LoadError> {
+    collect_files_walked(catalog, source, out, &mut Walked::default())
+}
+
+/// What a catalog walk read: every directory it listed, in walk order, and whether every
+/// entry it met was a plain directory or regular file (no link, nothing skipped).
+#[derive(Debug, Default)]
+pub(crate) struct Walked {
+    /// The directories listed (none when the catalog is a file or bundle directories).
+    pub dirs: Vec<PathBuf>,
+    /// False when the walk met a link, an entry of a type its listing did not give, or an
+    /// entry it skipped.
+    pub plain: bool,
+}
+
+/// [`collect_files`], saying in `walked` what the walk read.
+fn collect_files_walked(
+    catalog: usize,
+    source: &CatalogSource,
+    out: &mut Vec<FileJob>,
+    walked: &mut Walked,
+) -> Result<(), LoadError> {
+    walked.dirs.clear();
+    walked.plain = false;
     let path = &source.path;
     if crate::input::is_stdin(path) {
         out.push(FileJob {
@@ -144,9 +168,14 @@ fn collect_files(
     let root = Root::new(path);
     let mut visited = FxHashSet::default();
     visited.extend(dir_identity(path));
-    let mut read = |dir: &Path| match listings.remove(dir) {
-        Some(listing) => Ok(listing),
-        None => walk::list(dir, &root),
+    let mut plain = true;
+    let mut dirs = Vec::new();
+    let mut read = |dir: &Path| {
+        dirs.push(dir.to_path_buf());
+        match listings.remove(dir) {
+            Some(listing) => Ok(listing),
+            None => walk::list(dir, &root),
+        }
     };
     let mut stack = vec![read(path)?.into_iter()];
     while let Some(top) = stack.last_mut() {
@@ -154,6 +183,7 @@ fn collect_files(
             stack.pop();
             continue;
         };
+        plain &= !entry.looked_up;
         match entry.kind {
             Kind::Dir => {
                 // Each directory once, however it is reached (itself, or a link to it).
@@ -177,6 +207,7 @@ fn collect_files(
             // Skipped where a regular file (or a directory) would be read; ignored where it
             // would be ignored.
             Kind::Skipped(_) => {
+                plain = false;
                 if (format_of(&entry.path).is_some() || entry.path.is_dir())
                     && let Some(w) = entry.skipped_warning()
                 {
@@ -185,6 +216,9 @@ fn collect_files(
             }
         }
     }
+    drop(read);
+    walked.dirs = dirs;
+    walked.plain = plain;
     Ok(())
 }
 
@@ -304,19 +338,16 @@ impl CatalogSet {
         opts: &LoadOptions,
         progress: Option<&dyn Progress>,
     ) -> Result<CatalogSet, LoadError> {
+        if let Some(dir) = &opts.cache_dir {
+            let (jobs, prints) = cached::list(sources, opts, dir)?;
+            let tracker = start_tracker(&jobs, progress);
+            return cached::load(sources, &jobs, prints, opts, dir, &tracker);
+        }
         let mut jobs = Vec::new();
         for (i, source) in sources.iter().enumerate() {
             collect_files(i, source, &mut jobs)?;
         }
-        // File sizes are looked up only when someone listens.
-        let sizes: Vec<u64> = match progress {
-            Some(_) => jobs.iter().map(job_size).collect(),
-            None => Vec::new(),
-        };
-        let tracker = Tracker::start(progress, Task::LoadCatalogs, sizes.iter().sum());
-        if let Some(dir) = &opts.cache_dir {
-            return cached::load(sources, &jobs, opts, dir, &tracker);
-        }
+        let tracker = start_tracker(&jobs, progress);
         let results = parallel_map(&jobs, |j| {
             let r = parse_file(j, opts);
             if tracker.is_active() {
@@ -330,6 +361,16 @@ impl CatalogSet {
         let files = jobs.iter().map(|j| j.catalog).zip(results).collect();
         assemble_files(infos, files)
     }
+}
+
+/// Starts reporting the bytes of `jobs` read to `progress` (their sizes are looked up only
+/// when someone listens).
+fn start_tracker<'a>(jobs: &[FileJob], progress: Option<&'a dyn Progress>) -> Tracker<'a> {
+    let total = match progress {
+        Some(_) => jobs.iter().map(job_size).sum(),
+        None => 0,
+    };
+    Tracker::start(progress, Task::LoadCatalogs, total)
 }
 
 /// Says (in the log, at debug level) that the set of `infos` was loaded, and how.

@@ -33,6 +33,9 @@ pub(crate) struct Entry {
     pub path: PathBuf,
     /// What it is.
     pub kind: Kind,
+    /// True when the directory's listing did not say what it is (a symbolic link, or a file
+    /// system that does not report types), so it was looked up further.
+    pub looked_up: bool,
 }
 
 impl Entry {
@@ -108,13 +111,17 @@ pub(crate) fn list(dir: &Path, root: &Root) -> Result<Vec<Entry>, LoadError> {
         }
         // The entry's own type needs no system call; a link (or a file system that does not
         // report types) is looked at further.
-        let kind = match entry.file_type() {
-            Ok(t) if t.is_dir() => Kind::Dir,
-            Ok(t) if t.is_file() => Kind::File,
-            Ok(t) if !t.is_symlink() => Kind::Skipped(special(&t).to_string()),
-            _ => kind_of(&path, root)?,
+        let (kind, looked_up) = match entry.file_type() {
+            Ok(t) if t.is_dir() => (Kind::Dir, false),
+            Ok(t) if t.is_file() => (Kind::File, false),
+            Ok(t) if !t.is_symlink() => (Kind::Skipped(special(&t).to_string()), false),
+            _ => (kind_of(&path, root)?, true),
         };
-        out.push(Entry { path, kind });
+        out.push(Entry {
+            path,
+            kind,
+            looked_up,
+        });
     }
     // Siblings share their parent's text, so comparing whole paths as bytes orders them by
     // name, as `Path`'s component-wise order does, for much less.

@@ -16,7 +16,7 @@ use super::namespace::{self, NamespacePlan, VisibleCatalog};
 use super::note::{Blocked, Note};
 use super::object::{Kind, KindName};
 use super::state::ClusterState;
-use crate::catalog::{CatalogSet, CatalogSource, FileCache, LoadOptions, SourceFile};
+use crate::catalog::{CatalogSet, CatalogSource, LoadOptions};
 use crate::request::Request;
 use crate::resolve::{Outcome, Proof, ResolveError, Resolver};
 use crate::solver::{GaveUpLine, SolveOptions};
@@ -161,14 +161,6 @@ pub fn resolve_cluster(
     let meter = Meter::new(opts.solve.deadline_from(Instant::now()), None);
     let plans = plan_within(state, bindings, opts, &meter)?;
     let crds = super::crd::ClusterCrds::read(state)?;
-    // Without the catalog cache, every bound catalog's files are read once, and each file
-    // parsed once, for every namespace (`cache`). With it, each distinct set of catalogs is
-    // loaded from their paths through the cache (its stored set, or the files' entries).
-    let files = match opts.load.cache_dir {
-        Some(_) => BTreeMap::new(),
-        None => read_bound(&plans)?,
-    };
-    let mut cache = FileCache::new();
     // A bundle's `olm.bundle.object` properties are its manifests: kept only when there
     // are CRDs to check them against.
     let keyed = keyed_by_digest(&opts.load, bindings);
@@ -176,18 +168,7 @@ pub fn resolve_cluster(
         keep_heavy_properties: opts.load.keep_heavy_properties || !crds.is_empty(),
         ..keyed.clone()
     };
-    let mut resolvers: BTreeMap<Vec<String>, Resolver> = BTreeMap::new();
-    for plan in plans.iter().filter(|p| p.blocked.is_none()) {
-        let key = bound_names(plan);
-        if resolvers.contains_key(&key) {
-            continue;
-        }
-        let set = load_set(plan, &files, &load, &mut cache)?;
-        resolvers.insert(
-            key,
-            Resolver::new(Arc::new(set)).with_options(opts.solve.clone()),
-        );
-    }
+    let resolvers = load_resolvers(&plans, &load, &opts.solve)?;
     let mut answers = crate::parallel::parallel_map(&plans, |plan| {
         let resolver = resolvers.get(&bound_names(plan));
         resolve_namespace(plan, resolver)
@@ -247,75 +228,54 @@ fn bound_names(plan: &NamespacePlan) -> Vec<String> {
         .collect()
 }
 
-/// The files of every bound catalog some namespace sees, read once.
-fn read_bound(plans: &[NamespacePlan]) -> Result<BTreeMap<String, Vec<SourceFile>>, StateError> {
-    let mut out = BTreeMap::new();
-    for c in plans.iter().flat_map(|p| &p.catalogs) {
-        let Some(path) = &c.path else { continue };
-        if out.contains_key(&c.name) {
-            continue;
-        }
-        let source = CatalogSource {
-            name: c.name.clone(),
-            path: path.clone(),
-            priority: c.priority,
-        };
-        let files = crate::catalog::read_catalog(&source).map_err(|e| StateError::Binding {
-            binding: format!("{}={}", c.name, path.display()),
-            message: e.to_string(),
-        })?;
-        out.insert(c.name.clone(), files);
-    }
-    Ok(out)
+/// The bound catalogs a namespace sees, as sources.
+fn bound_sources(plan: &NamespacePlan) -> Vec<CatalogSource> {
+    plan.catalogs
+        .iter()
+        .filter_map(|c| {
+            Some(CatalogSource {
+                name: c.name.clone(),
+                path: c.path.clone()?,
+                priority: c.priority,
+            })
+        })
+        .collect()
 }
 
-fn load_set(
-    plan: &NamespacePlan,
-    files: &BTreeMap<String, Vec<SourceFile>>,
-    opts: &LoadOptions,
-    cache: &mut FileCache,
-) -> Result<CatalogSet, StateError> {
-    let mut sources: Vec<(CatalogSource, &[SourceFile])> = Vec::new();
-    for c in &plan.catalogs {
-        let (Some(path), Some(f)) = (&c.path, files.get(&c.name)) else {
-            continue;
-        };
-        let source = CatalogSource {
-            name: c.name.clone(),
-            path: path.clone(),
-            priority: c.priority,
-        };
-        sources.push((source, f.as_slice()));
-    }
-    let borrowed: Vec<(&CatalogSource, &[SourceFile])> =
-        sources.iter().map(|(s, f)| (s, *f)).collect();
-    let loaded = match opts.cache_dir {
-        Some(_) => {
-            let paths: Vec<CatalogSource> = plan
-                .catalogs
-                .iter()
-                .filter_map(|c| {
-                    Some(CatalogSource {
-                        name: c.name.clone(),
-                        path: c.path.clone()?,
-                        priority: c.priority,
-                    })
-                })
-                .collect();
-            CatalogSet::load(&paths, opts)
+/// A resolver for each distinct set of bound catalogs the namespaces see (by their names),
+/// the sets loaded from their paths with each catalog read and parsed once for all of them
+/// (`CatalogSet::load_sets`; through the catalog cache when `load` names one).
+fn load_resolvers(
+    plans: &[NamespacePlan],
+    load: &LoadOptions,
+    solve: &SolveOptions,
+) -> Result<BTreeMap<Vec<String>, Resolver>, StateError> {
+    let mut keys: Vec<Vec<String>> = Vec::new();
+    let mut sets: Vec<Vec<CatalogSource>> = Vec::new();
+    for plan in plans.iter().filter(|p| p.blocked.is_none()) {
+        let key = bound_names(plan);
+        if !keys.contains(&key) {
+            keys.push(key);
+            sets.push(bound_sources(plan));
         }
-        None => CatalogSet::load_file_slices_cached(&borrowed, opts, cache),
-    };
-    loaded.map_err(|e| StateError::Binding {
-        binding: plan
-            .catalogs
-            .iter()
-            .filter(|c| c.path.is_some())
-            .map(|c| c.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        message: e.to_string(),
-    })
+    }
+    let loaded = CatalogSet::load_sets(&sets, load).map_err(|e| StateError::Binding {
+        binding: sets.get(e.set).map_or_else(String::new, |s| {
+            s.iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }),
+        message: e.error.to_string(),
+    })?;
+    Ok(keys
+        .into_iter()
+        .zip(loaded)
+        .map(|(key, set)| {
+            let resolver = Resolver::new(Arc::new(set)).with_options(solve.clone());
+            (key, resolver)
+        })
+        .collect())
 }
 
 /// One namespace's answer, as data (the reporter words it afterwards).

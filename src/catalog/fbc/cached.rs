@@ -14,9 +14,12 @@
 
 use std::path::Path;
 
-use super::fingerprint::{Fingerprints, Stamp};
+use super::fingerprint::{self, Fingerprints, Stamp};
 use super::set_cache::{self, Contents};
-use super::{FileJob, LoadOptions, cache, limits, parse_bytes};
+use super::{
+    FileJob, LoadOptions, Walked, cache, collect_files, collect_files_walked, format_of, limits,
+    parse_bytes,
+};
 use crate::catalog::error::LoadError;
 use crate::catalog::set::{CatalogInfo, CatalogSet, CatalogSource};
 use crate::parallel::parallel_map;
@@ -31,10 +34,62 @@ enum Known {
     Unread,
 }
 
-/// Loads `jobs` (every catalog's files, in load order) through the cache in `dir`.
+/// Every catalog's files, in load order, and each catalog's recorded fingerprints (none for
+/// a catalog with a given content key). A catalog whose recorded directory listings hold
+/// ([`Fingerprints::listed_files`]) is not walked, unless `opts.verify_cache`; a catalog
+/// walked has what the walk read recorded.
+pub(super) fn list(
+    sources: &[CatalogSource],
+    opts: &LoadOptions,
+    dir: &Path,
+) -> Result<(Vec<FileJob>, Vec<Option<Fingerprints>>), LoadError> {
+    let mut prints: Vec<Option<Fingerprints>> = sources
+        .iter()
+        .map(|s| {
+            let given = opts.content_keys.contains_key(&s.path);
+            (!given).then(|| Fingerprints::read(dir, &s.path))
+        })
+        .collect();
+    let mut jobs = Vec::new();
+    for (i, (source, print)) in sources.iter().zip(prints.iter_mut()).enumerate() {
+        let Some(print) = print else {
+            collect_files(i, source, &mut jobs)?;
+            continue;
+        };
+        if !opts.verify_cache
+            && let Some(files) = print.listed_files()
+        {
+            log::debug!(
+                "catalog {}: directory listings as recorded, not walked",
+                source.name
+            );
+            jobs.extend(files.into_iter().map(|path| FileJob {
+                catalog: i,
+                format: format_of(&path),
+                path,
+                text: None,
+            }));
+            continue;
+        }
+        let listed_at = fingerprint::now();
+        let before = jobs.len();
+        let mut walked = Walked::default();
+        collect_files_walked(i, source, &mut jobs, &mut walked)?;
+        let found = jobs.get(before..).unwrap_or_default();
+        if found.iter().any(|j| j.text.is_some()) {
+            walked.plain = false;
+        }
+        print.walked(listed_at, &walked, found.len());
+    }
+    Ok((jobs, prints))
+}
+
+/// Loads `jobs` (every catalog's files, in load order, as [`list`] gives them with `prints`)
+/// through the cache in `dir`.
 pub(super) fn load(
     sources: &[CatalogSource],
     jobs: &[FileJob],
+    mut prints: Vec<Option<Fingerprints>>,
     opts: &LoadOptions,
     dir: &Path,
     tracker: &Tracker<'_>,
@@ -43,11 +98,6 @@ pub(super) fn load(
     let given: Vec<Option<&str>> = sources
         .iter()
         .map(|s| opts.content_keys.get(&s.path).map(String::as_str))
-        .collect();
-    let mut prints: Vec<Option<Fingerprints>> = sources
-        .iter()
-        .zip(&given)
-        .map(|(s, g)| g.is_none().then(|| Fingerprints::read(dir, &s.path)))
         .collect();
     let stamps: Vec<Option<Stamp>> = parallel_map(jobs, |j| match &j.text {
         Some(_) => None,
@@ -186,6 +236,10 @@ fn record(
     stamps: &[Option<Stamp>],
     known: &[Known],
 ) {
+    // Each pass records every file anew (a load that misses the stored set records twice).
+    for p in prints.iter_mut().flatten() {
+        p.forget_found();
+    }
     for ((j, stamp), k) in jobs.iter().zip(stamps).zip(known) {
         if let (Some(Some(p)), Some(s), Known::Hash(h)) = (prints.get_mut(j.catalog), stamp, k) {
             p.found(&j.path.display().to_string(), *s, *h);
@@ -246,265 +300,4 @@ fn records(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::{Duration, SystemTime};
-
-    const A: &str = r#"{"schema":"olm.package","name":"a","defaultChannel":"s"}
-{"schema":"olm.channel","package":"a","name":"s","entries":[{"name":"a.v1.0.0"}]}
-{"schema":"olm.bundle","name":"a.v1.0.0","package":"a","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}}]}
-"#;
-    const B: &str = r#"{"schema":"olm.package","name":"b","defaultChannel":"s"}
-{"schema":"olm.channel","package":"b","name":"s","entries":[{"name":"b.v1.0.0"}]}
-{"schema":"olm.bundle","name":"b.v1.0.0","package":"b","properties":[{"type":"olm.package","value":{"packageName":"b","version":"1.0.0"}}]}
-"#;
-
-    struct Fixture {
-        _tmp: tempfile::TempDir,
-        catalog: std::path::PathBuf,
-        cache: std::path::PathBuf,
-    }
-
-    /// A catalog of two files, their times set well in the past (outside the racy window).
-    fn fixture() -> Fixture {
-        let tmp = tempfile::tempdir().unwrap();
-        let catalog = tmp.path().join("cat");
-        std::fs::create_dir_all(catalog.join("a")).unwrap();
-        std::fs::create_dir_all(catalog.join("b")).unwrap();
-        write_old(&catalog.join("a/catalog.json"), A);
-        write_old(&catalog.join("b/catalog.json"), B);
-        let cache = tmp.path().join("cache");
-        Fixture {
-            _tmp: tmp,
-            catalog,
-            cache,
-        }
-    }
-
-    /// Writes `text`, its modification time an hour back.
-    fn write_old(path: &Path, text: &str) {
-        std::fs::write(path, text).unwrap();
-        set_old(path);
-    }
-
-    fn set_old(path: &Path) {
-        let f = std::fs::File::options().write(true).open(path).unwrap();
-        f.set_modified(SystemTime::now() - Duration::from_secs(3600))
-            .unwrap();
-    }
-
-    fn load(f: &Fixture, verify: bool) -> CatalogSet {
-        let source = CatalogSource {
-            name: "cat".into(),
-            path: f.catalog.clone(),
-            priority: 0,
-        };
-        let opts = LoadOptions {
-            cache_dir: Some(f.cache.clone()),
-            verify_cache: verify,
-            ..LoadOptions::default()
-        };
-        CatalogSet::load(&[source], &opts).unwrap()
-    }
-
-    fn versions(set: &CatalogSet) -> Vec<String> {
-        set.bundles
-            .iter()
-            .map(|b| format!("{} {}", b.name, b.version))
-            .collect()
-    }
-
-    /// Loads until the files' fingerprints are trusted (the status-change time of a file
-    /// written by the test is recent, so the first fingerprint is within the racy window).
-    fn warm(f: &Fixture) -> CatalogSet {
-        let cold = load(f, false);
-        assert_eq!(cold.decoded_entries(), None);
-        age_prints(f);
-        load(f, false)
-    }
-
-    /// Moves every fingerprint entry's recorded writing time an hour forward, as if the
-    /// files had been fingerprinted long after they were written.
-    fn age_prints(f: &Fixture) {
-        for e in std::fs::read_dir(&f.cache).unwrap() {
-            let path = e.unwrap().path();
-            let entry = std::fs::read(&path).unwrap();
-            let Some(key) = super::super::fingerprint::key_of_entry(&entry) else {
-                continue;
-            };
-            let payload = cache::check(&entry, &key).unwrap();
-            let mut prints: super::super::fingerprint::Prints =
-                cache::whole(payload, "prints").unwrap();
-            prints.written += 3600 * 1_000_000_000;
-            let payload = postcard::to_allocvec(&prints).unwrap();
-            std::fs::write(&path, cache::entry(&key, &payload)).unwrap();
-        }
-    }
-
-    #[test]
-    fn an_unchanged_catalog_is_not_read() {
-        let f = fixture();
-        let warm = warm(&f);
-        assert!(warm.decoded_entries().is_some(), "not from the cache");
-        // Unreadable files are not read: their metadata say they are unchanged.
-        use std::os::unix::fs::PermissionsExt;
-        let file = f.catalog.join("a/catalog.json");
-        let mode = std::fs::metadata(&file).unwrap().permissions();
-        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o000)).unwrap();
-        let unreadable = std::fs::read(&file).is_err();
-        let again = load(&f, false);
-        std::fs::set_permissions(&file, mode).unwrap();
-        if unreadable {
-            assert!(again.decoded_entries().is_some());
-        }
-        assert_eq!(versions(&again), ["a.v1.0.0 1.0.0", "b.v1.0.0 1.0.0"]);
-    }
-
-    #[test]
-    fn an_edited_file_is_read_again() {
-        let f = fixture();
-        warm(&f);
-        write_old(
-            &f.catalog.join("a/catalog.json"),
-            &A.replace("1.0.0", "1.0.10"),
-        );
-        let set = load(&f, false);
-        assert_eq!(set.decoded_entries(), None);
-        assert_eq!(versions(&set), ["a.v1.0.10 1.0.10", "b.v1.0.0 1.0.0"]);
-    }
-
-    #[test]
-    fn a_touched_file_is_hashed_not_parsed() {
-        let f = fixture();
-        warm(&f);
-        let file = f.catalog.join("a/catalog.json");
-        std::fs::File::options()
-            .write(true)
-            .open(&file)
-            .unwrap()
-            .set_modified(SystemTime::now() - Duration::from_secs(60))
-            .unwrap();
-        let set = load(&f, false);
-        assert!(
-            set.decoded_entries().is_some(),
-            "same contents: the stored set"
-        );
-        assert_eq!(versions(&set), ["a.v1.0.0 1.0.0", "b.v1.0.0 1.0.0"]);
-    }
-
-    #[test]
-    fn a_same_size_rewrite_is_caught_with_verify() {
-        let f = fixture();
-        warm(&f);
-        // Same size, same modification time: only the contents differ.
-        let file = f.catalog.join("a/catalog.json");
-        let before = std::fs::metadata(&file).unwrap().modified().unwrap();
-        std::fs::write(&file, A.replace("1.0.0", "2.0.0")).unwrap();
-        std::fs::File::options()
-            .write(true)
-            .open(&file)
-            .unwrap()
-            .set_modified(before)
-            .unwrap();
-        let verified = load(&f, true);
-        assert_eq!(verified.decoded_entries(), None);
-        assert_eq!(versions(&verified), ["a.v2.0.0 2.0.0", "b.v1.0.0 1.0.0"]);
-        // Without it, the status-change time (which no write can keep) gives it away too.
-        assert_eq!(versions(&load(&f, false)), versions(&verified));
-    }
-
-    #[test]
-    fn a_replaced_file_is_read_again() {
-        let f = fixture();
-        warm(&f);
-        let file = f.catalog.join("b/catalog.json");
-        let other = f.catalog.join("b/new.tmp");
-        write_old(&other, &B.replace("1.0.0", "3.0.0"));
-        std::fs::rename(&other, &file).unwrap();
-        let set = load(&f, false);
-        assert_eq!(versions(&set), ["a.v1.0.0 1.0.0", "b.v3.0.0 3.0.0"]);
-    }
-
-    #[test]
-    fn a_deleted_file_is_gone() {
-        let f = fixture();
-        warm(&f);
-        std::fs::remove_file(f.catalog.join("b/catalog.json")).unwrap();
-        let set = load(&f, false);
-        assert_eq!(versions(&set), ["a.v1.0.0 1.0.0"]);
-        // And back: the stored set of both files is found again.
-        write_old(&f.catalog.join("b/catalog.json"), B);
-        let back = load(&f, false);
-        assert_eq!(versions(&back), ["a.v1.0.0 1.0.0", "b.v1.0.0 1.0.0"]);
-    }
-
-    #[test]
-    fn a_given_content_key_stands_for_the_files() {
-        let f = fixture();
-        let opts = |k: &str| LoadOptions {
-            cache_dir: Some(f.cache.clone()),
-            content_keys: [(f.catalog.clone(), k.to_string())].into(),
-            ..LoadOptions::default()
-        };
-        let source = CatalogSource {
-            name: "cat".into(),
-            path: f.catalog.clone(),
-            priority: 0,
-        };
-        let load = |k: &str| CatalogSet::load(std::slice::from_ref(&source), &opts(k)).unwrap();
-        assert_eq!(load("sha256:1").decoded_entries(), None);
-        // The files are not looked at: the key says they are the same.
-        std::fs::remove_file(f.catalog.join("b/catalog.json")).unwrap();
-        let same = load("sha256:1");
-        assert!(same.decoded_entries().is_some());
-        assert_eq!(versions(&same), ["a.v1.0.0 1.0.0", "b.v1.0.0 1.0.0"]);
-        assert_eq!(versions(&load("sha256:2")), ["a.v1.0.0 1.0.0"]);
-    }
-
-    /// Flips a byte of the first package entry of the stored set's entry; returns its path.
-    fn damage_set_entry(f: &Fixture) -> std::path::PathBuf {
-        for e in std::fs::read_dir(&f.cache).unwrap() {
-            let path = e.unwrap().path();
-            let mut bytes = std::fs::read(&path).unwrap();
-            if !bytes.starts_with(b"deppy-catalog-set ") {
-                continue;
-            }
-            let newline = bytes.iter().position(|b| *b == b'\n').unwrap();
-            let header = String::from_utf8_lossy(&bytes[..newline]).into_owned();
-            let head_len: usize = header.split(' ').nth(4).unwrap().parse().unwrap();
-            bytes[newline + 1 + head_len + 2] ^= 0x55;
-            std::fs::write(&path, &bytes).unwrap();
-            return path;
-        }
-        panic!("no stored set");
-    }
-
-    #[test]
-    fn a_damaged_package_entry_is_loaded_again_from_the_files() {
-        let f = fixture();
-        let sound = versions(&warm(&f));
-        let entry = damage_set_entry(&f);
-        let damaged = load(&f, false);
-        assert!(
-            damaged.decoded_entries().is_some(),
-            "not read from the entry"
-        );
-        assert_eq!(versions(&damaged), sound);
-        assert_eq!(damaged.cache_damage(), None);
-        assert!(entry.exists(), "the entry was not stored again");
-        age_prints(&f);
-        assert!(load(&f, false).decoded_entries().is_some());
-        // Files that no longer give the stored set (changed since it was read) are not
-        // taken for it: the damage is reported.
-        damage_set_entry(&f);
-        let damaged = load(&f, false);
-        assert!(
-            damaged.decoded_entries().is_some(),
-            "not read from the entry"
-        );
-        std::fs::remove_file(f.catalog.join("b/catalog.json")).unwrap();
-        let _ = versions(&damaged);
-        let damage = damaged.cache_damage().unwrap_or_default();
-        assert!(damage.contains("no longer give the stored set"), "{damage}");
-    }
-}
+mod tests;

@@ -10,6 +10,13 @@
 //! metadata might not move on a rewrite in the same clock tick), until a later load records
 //! it outside that window. `LoadOptions::verify_cache` reads and hashes every file.
 //!
+//! With the files, the entry keeps the catalog's directory listings: every directory the
+//! catalog walk listed, with its metadata, when the walk met only plain directories and
+//! regular files. A load whose directories all have the metadata recorded, each last changed
+//! more than [`RACY`] before the walk that recorded them began, takes the recorded files as
+//! the catalog's files without listing a directory (adding, removing or renaming an entry
+//! changes its directory's modification time). `verify_cache` walks every catalog.
+//!
 //! The entry is keyed by the catalog's path (as given, and canonical), deppy's version and
 //! the cache format; it holds no records, only these fingerprints, and it is checked like
 //! every entry ([`super::cache`]: header, key, payload hash).
@@ -26,7 +33,7 @@ use super::cache;
 const RACY: Duration = Duration::from_secs(2);
 
 /// Tells a fingerprint entry's key from the others'.
-const KIND: &[u8] = b"catalog file fingerprints";
+const KIND: &[u8] = b"catalog file fingerprints and directory listings";
 
 /// A file's metadata, as compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -45,6 +52,11 @@ fn nanos(t: SystemTime) -> i128 {
         Ok(d) => d.as_nanos() as i128,
         Err(e) => -(e.duration().as_nanos() as i128),
     }
+}
+
+/// Now, in nanoseconds since the epoch.
+pub(crate) fn now() -> i128 {
+    nanos(SystemTime::now())
 }
 
 impl Stamp {
@@ -86,12 +98,39 @@ struct Print {
     hash: [u8; 32],
 }
 
+/// A catalog's directory listings, as one walk read them: the files it found are the
+/// fingerprints' files, in the same order.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Listing {
+    /// When the walk began, nanoseconds since the epoch.
+    listed_at: i128,
+    /// Every directory listed, in walk order, with its metadata as found after the walk.
+    dirs: Vec<(String, Stamp)>,
+}
+
+impl Listing {
+    /// True when every directory has the recorded metadata, last changed more than
+    /// [`RACY`] before the walk began (so the walk saw what it holds now).
+    fn holds(&self) -> bool {
+        let window = RACY.as_nanos() as i128;
+        let fresh = |(dir, stamp): &(String, Stamp)| {
+            stamp.modified.max(stamp.changed) + window < self.listed_at
+                && std::fs::metadata(dir).is_ok_and(|m| Stamp::of(&m) == *stamp)
+        };
+        crate::parallel::parallel_map(&self.dirs, fresh)
+            .into_iter()
+            .all(|ok| ok)
+    }
+}
+
 /// A catalog's fingerprints.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Prints {
     /// When they were written, nanoseconds since the epoch.
     pub(super) written: i128,
     files: Vec<Print>,
+    /// The directory listings that found `files`, when they may be trusted.
+    listing: Option<Listing>,
 }
 
 /// The fingerprints of one catalog's files, as last recorded, and as this load finds them.
@@ -102,6 +141,11 @@ pub(crate) struct Fingerprints {
     /// Found by this load, in file order.
     found: Vec<Print>,
     changed: bool,
+    /// The recorded listings, with the paths of the files they found, in order.
+    listing: Option<(Listing, Vec<String>)>,
+    /// What this load's walk read, and how many files it found (None: it did not walk,
+    /// and the recorded listings stand).
+    walked: Option<(Option<Listing>, usize)>,
 }
 
 fn key(catalog: &Path) -> blake3::Hash {
@@ -146,6 +190,10 @@ impl Fingerprints {
         };
         let recorded = recorded.unwrap_or_default();
         let written = recorded.written;
+        let listing = recorded.listing.map(|l| {
+            let paths = recorded.files.iter().map(|p| p.path.clone()).collect();
+            (l, paths)
+        });
         let known = recorded
             .files
             .into_iter()
@@ -157,7 +205,35 @@ impl Fingerprints {
             known,
             found: Vec::new(),
             changed: false,
+            listing,
+            walked: None,
         }
+    }
+
+    /// The catalog's files, in walk order, when the recorded listings still hold (every
+    /// directory's metadata as recorded, outside the racy window): no directory is listed.
+    pub fn listed_files(&self) -> Option<Vec<std::path::PathBuf>> {
+        let (listing, paths) = self.listing.as_ref()?;
+        listing
+            .holds()
+            .then(|| paths.iter().map(std::path::PathBuf::from).collect())
+    }
+
+    /// Records what this load's walk of the catalog read (begun at `listed_at`, nanoseconds
+    /// since the epoch), found `files` files: its listings are kept when the walk met only
+    /// plain directories and regular files, all with UTF-8 paths.
+    pub fn walked(&mut self, listed_at: i128, walked: &super::Walked, files: usize) {
+        let dirs: Option<Vec<(String, Stamp)>> = match walked.plain && !walked.dirs.is_empty() {
+            true => crate::parallel::parallel_map(&walked.dirs, |d| {
+                let m = std::fs::metadata(d).ok()?;
+                Some((d.to_str()?.to_string(), Stamp::of(&m)))
+            })
+            .into_iter()
+            .collect(),
+            false => None,
+        };
+        let listing = dirs.map(|dirs| Listing { listed_at, dirs });
+        self.walked = Some((listing, files));
     }
 
     /// True when nothing was recorded for this catalog (a first load).
@@ -171,6 +247,12 @@ impl Fingerprints {
             Some((s, h)) if s == stamp => Some(blake3::Hash::from_bytes(*h)),
             _ => None,
         }
+    }
+
+    /// Forgets what this load found so far (recorded again from the first file).
+    pub fn forget_found(&mut self) {
+        self.found.clear();
+        self.changed = false;
     }
 
     /// Records what this load found of `path`, in file order.
@@ -191,12 +273,23 @@ impl Fingerprints {
     /// added or changed; racy ones again). A cache that cannot be written costs a warning.
     pub fn write(self, dir: &Path) {
         let racy_before = self.found.len() != self.known.len();
-        if !self.changed && !racy_before {
+        let found_paths = || self.found.iter().map(|p| p.path.as_str());
+        // Listings are kept only when this load recorded every file they found, in order.
+        let listing = match (self.walked, &self.listing) {
+            (Some((l, files)), _) => l.filter(|_| files == self.found.len()),
+            (None, Some((l, paths))) => found_paths()
+                .eq(paths.iter().map(String::as_str))
+                .then(|| l.clone()),
+            (None, None) => None,
+        };
+        let recorded = self.listing.map(|(l, _)| l);
+        if !self.changed && !racy_before && listing == recorded {
             return;
         }
         let prints = Prints {
             written: nanos(SystemTime::now()),
             files: self.found,
+            listing,
         };
         let path = cache::entry_path(dir, &self.key);
         let written = postcard::to_allocvec(&prints)
@@ -204,6 +297,18 @@ impl Fingerprints {
             .and_then(|payload| cache::write_entry(dir, &path, &cache::entry(&self.key, &payload)));
         if let Err(e) = written {
             log::warn!("cannot write catalog cache entry {}: {e}", path.display());
+        }
+    }
+}
+
+#[cfg(test)]
+impl Prints {
+    /// Moves the recorded times of writing and listing `by` nanoseconds forward (tests make
+    /// files look fingerprinted and listed long after they were written).
+    pub(super) fn age(&mut self, by: i128) {
+        self.written += by;
+        if let Some(l) = &mut self.listing {
+            l.listed_at += by;
         }
     }
 }

@@ -1,0 +1,171 @@
+//! Several sets of catalogs that share catalogs (the namespaces of a cluster), loaded from
+//! their paths with each catalog read and parsed once for all the sets that name it.
+//!
+//! A catalog's files are read one at a time and dropped once parsed, as
+//! [`CatalogSet::load`] reads them: what is kept between sets is a catalog's records (without
+//! the heavy properties unless the load keeps them), never its files' texts. Each set but
+//! the last that names a catalog gets a copy of its records; the last takes them.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::convert::Records;
+use super::{FileJob, LoadOptions, collect_files, parse_file};
+use crate::catalog::error::LoadError;
+use crate::catalog::set::{CatalogInfo, CatalogSet, CatalogSource};
+use crate::parallel::parallel_map;
+
+/// Why one of the sets of [`CatalogSet::load_sets`] could not be loaded.
+#[derive(Debug)]
+pub(crate) struct SetLoadError {
+    /// The set's index in the sets given.
+    pub(crate) set: usize,
+    /// The first error loading it, in catalog, file and document order.
+    pub(crate) error: LoadError,
+}
+
+impl CatalogSet {
+    /// Loads each of `sets` as [`CatalogSet::load`] loads it (the same set, the same first
+    /// error), reading and parsing each catalog, by path, once for all the sets that name it.
+    /// With a cache directory in `opts`, each set is loaded through the catalog cache, whose
+    /// files' entries are shared by the sets.
+    pub(crate) fn load_sets(
+        sets: &[Vec<CatalogSource>],
+        opts: &LoadOptions,
+    ) -> Result<Vec<CatalogSet>, SetLoadError> {
+        if opts.cache_dir.is_some() {
+            return sets
+                .iter()
+                .enumerate()
+                .map(|(set, s)| {
+                    CatalogSet::load(s, opts).map_err(|error| SetLoadError { set, error })
+                })
+                .collect();
+        }
+        // How many sets still need each catalog's records.
+        let mut uses: BTreeMap<&PathBuf, usize> = BTreeMap::new();
+        for s in sets {
+            for c in s {
+                *uses.entry(&c.path).or_default() += 1;
+            }
+        }
+        let mut parsed: BTreeMap<PathBuf, Records> = BTreeMap::new();
+        let mut out = Vec::with_capacity(sets.len());
+        for (set, sources) in sets.iter().enumerate() {
+            let fail = |error| SetLoadError { set, error };
+            parse_new(sources, opts, &mut parsed).map_err(fail)?;
+            let mut input = Vec::with_capacity(sources.len());
+            for s in sources {
+                let left = uses.get_mut(&s.path).map_or(0, |n| {
+                    *n -= 1;
+                    *n
+                });
+                let recs = match left {
+                    0 => parsed.remove(&s.path),
+                    _ => parsed.get(&s.path).map(copy),
+                };
+                input.push((CatalogInfo::of(s), recs.unwrap_or_default()));
+            }
+            super::note_loaded(
+                &input.iter().map(|(i, _)| i.clone()).collect::<Vec<_>>(),
+                "assembled from the catalogs' files, each read once for every set",
+            );
+            out.push(super::assemble::assemble(input).map_err(fail)?);
+        }
+        Ok(out)
+    }
+}
+
+/// A copy of a catalog's records.
+fn copy(r: &Records) -> Records {
+    let mut out = Records::default();
+    out.reserve_for(std::iter::once(r));
+    out.extend_from(r);
+    out
+}
+
+/// Reads and parses the catalogs of `sources` not in `parsed` yet: every new catalog's files
+/// listed first, then parsed side by side (the first error in catalog and file order is
+/// returned, as [`CatalogSet::load`] returns it), each catalog's records merged in file order.
+fn parse_new(
+    sources: &[CatalogSource],
+    opts: &LoadOptions,
+    parsed: &mut BTreeMap<PathBuf, Records>,
+) -> Result<(), LoadError> {
+    let mut fresh: Vec<&CatalogSource> = Vec::new();
+    for s in sources {
+        if !parsed.contains_key(&s.path) && !fresh.iter().any(|f| f.path == s.path) {
+            fresh.push(s);
+        }
+    }
+    let mut jobs: Vec<FileJob> = Vec::new();
+    for (i, s) in fresh.iter().enumerate() {
+        collect_files(i, s, &mut jobs)?;
+    }
+    let results = parallel_map(&jobs, |j| parse_file(j, opts));
+    let mut files: Vec<(usize, Records)> = Vec::with_capacity(results.len());
+    for (j, r) in jobs.iter().zip(results) {
+        files.push((j.catalog, r?));
+    }
+    for (i, s) in fresh.iter().enumerate() {
+        let mut acc = Records::default();
+        acc.reserve_for(files.iter().filter(|(c, _)| *c == i).map(|(_, r)| r));
+        for (_, r) in files.iter_mut().filter(|(c, _)| *c == i) {
+            acc.extend(std::mem::take(r));
+        }
+        parsed.insert(s.path.clone(), acc);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(name: &str, path: &str, priority: i32) -> CatalogSource {
+        CatalogSource {
+            name: name.into(),
+            path: path.into(),
+            priority,
+        }
+    }
+
+    fn show(c: &CatalogSet) -> String {
+        format!(
+            "{:?}{:?}{:?}{:?}",
+            c.bundles, c.packages, c.warnings, c.catalogs
+        )
+    }
+
+    /// Every set equals the set [`CatalogSet::load`] gives, whether its catalogs are shared
+    /// with another set or not, copied or taken.
+    #[test]
+    fn each_set_loads_as_alone() {
+        let odf = source("odf", "catalogs/odf-dev", 0);
+        let community = source("community", "catalogs/community-v4.22", -5);
+        let sets = vec![
+            vec![odf.clone(), community.clone()],
+            vec![community.clone()],
+            vec![source("odf-again", "catalogs/odf-dev", 3)],
+        ];
+        let opts = LoadOptions::default();
+        let loaded = CatalogSet::load_sets(&sets, &opts).expect("load");
+        assert_eq!(loaded.len(), 3);
+        for (set, got) in sets.iter().zip(&loaded) {
+            let alone = CatalogSet::load(set, &opts).expect("alone");
+            assert_eq!(show(got), show(&alone));
+        }
+    }
+
+    /// The error of a set is the one loading it alone gives, named by the set's index.
+    #[test]
+    fn a_missing_catalog_fails_its_set() {
+        let odf = source("odf", "catalogs/odf-dev", 0);
+        let missing = source("gone", "catalogs/no-such-catalog", 0);
+        let sets = vec![vec![odf.clone()], vec![odf, missing.clone()]];
+        let err = CatalogSet::load_sets(&sets, &LoadOptions::default()).expect_err("missing");
+        assert_eq!(err.set, 1);
+        let alone = CatalogSet::load(&[missing], &LoadOptions::default()).expect_err("alone");
+        assert_eq!(err.error.to_string(), alone.to_string());
+    }
+}
