@@ -259,14 +259,22 @@ fn load_resolvers(
             sets.push(bound_sources(plan));
         }
     }
-    let loaded = CatalogSet::load_sets(&sets, load).map_err(|e| StateError::Binding {
-        binding: sets.get(e.set).map_or_else(String::new, |s| {
-            s.iter()
+    let loaded = CatalogSet::load_sets(&sets, load).map_err(|e| {
+        let set = sets.get(e.set).map_or(&[][..], Vec::as_slice);
+        // A catalog whose files failed is named with its path, as it was bound; a set that
+        // failed as a whole by the names of its catalogs.
+        let binding = match e.catalog.and_then(|i| set.get(i)) {
+            Some(c) => format!("{}={}", c.name, c.path.display()),
+            None => set
+                .iter()
                 .map(|c| c.name.as_str())
                 .collect::<Vec<_>>()
-                .join(", ")
-        }),
-        message: e.error.to_string(),
+                .join(", "),
+        };
+        StateError::Binding {
+            binding,
+            message: e.error.to_string(),
+        }
     })?;
     Ok(keys
         .into_iter()

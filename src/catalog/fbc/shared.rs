@@ -20,6 +20,9 @@ use crate::parallel::parallel_map;
 pub(crate) struct SetLoadError {
     /// The set's index in the sets given.
     pub(crate) set: usize,
+    /// The index, in that set, of the catalog whose files failed to read or parse; `None`
+    /// when the set as a whole failed (assembling it, or through the catalog cache).
+    pub(crate) catalog: Option<usize>,
     /// The first error loading it, in catalog, file and document order.
     pub(crate) error: LoadError,
 }
@@ -38,7 +41,11 @@ impl CatalogSet {
                 .iter()
                 .enumerate()
                 .map(|(set, s)| {
-                    CatalogSet::load(s, opts).map_err(|error| SetLoadError { set, error })
+                    CatalogSet::load(s, opts).map_err(|error| SetLoadError {
+                        set,
+                        catalog: None,
+                        error,
+                    })
                 })
                 .collect();
         }
@@ -52,8 +59,11 @@ impl CatalogSet {
         let mut parsed: BTreeMap<PathBuf, Records> = BTreeMap::new();
         let mut out = Vec::with_capacity(sets.len());
         for (set, sources) in sets.iter().enumerate() {
-            let fail = |error| SetLoadError { set, error };
-            parse_new(sources, opts, &mut parsed).map_err(fail)?;
+            parse_new(sources, opts, &mut parsed).map_err(|(catalog, error)| SetLoadError {
+                set,
+                catalog: Some(catalog),
+                error,
+            })?;
             let mut input = Vec::with_capacity(sources.len());
             for s in sources {
                 let left = uses.get_mut(&s.path).map_or(0, |n| {
@@ -70,7 +80,12 @@ impl CatalogSet {
                 &input.iter().map(|(i, _)| i.clone()).collect::<Vec<_>>(),
                 "assembled from the catalogs' files, each read once for every set",
             );
-            out.push(super::assemble::assemble(input).map_err(fail)?);
+            let assembled = super::assemble::assemble(input).map_err(|error| SetLoadError {
+                set,
+                catalog: None,
+                error,
+            })?;
+            out.push(assembled);
         }
         Ok(out)
     }
@@ -86,28 +101,31 @@ fn copy(r: &Records) -> Records {
 
 /// Reads and parses the catalogs of `sources` not in `parsed` yet: every new catalog's files
 /// listed first, then parsed side by side (the first error in catalog and file order is
-/// returned, as [`CatalogSet::load`] returns it), each catalog's records merged in file order.
+/// returned, as [`CatalogSet::load`] returns it, with the index in `sources` of the catalog
+/// it came from), each catalog's records merged in file order.
 fn parse_new(
     sources: &[CatalogSource],
     opts: &LoadOptions,
     parsed: &mut BTreeMap<PathBuf, Records>,
-) -> Result<(), LoadError> {
-    let mut fresh: Vec<&CatalogSource> = Vec::new();
-    for s in sources {
-        if !parsed.contains_key(&s.path) && !fresh.iter().any(|f| f.path == s.path) {
-            fresh.push(s);
+) -> Result<(), (usize, LoadError)> {
+    // The new catalogs, each with its index in `sources`.
+    let mut fresh: Vec<(usize, &CatalogSource)> = Vec::new();
+    for (at, s) in sources.iter().enumerate() {
+        if !parsed.contains_key(&s.path) && !fresh.iter().any(|(_, f)| f.path == s.path) {
+            fresh.push((at, s));
         }
     }
     let mut jobs: Vec<FileJob> = Vec::new();
-    for (i, s) in fresh.iter().enumerate() {
-        collect_files(i, s, &mut jobs)?;
+    for (i, (at, s)) in fresh.iter().enumerate() {
+        collect_files(i, s, &mut jobs).map_err(|e| (*at, e))?;
     }
     let results = parallel_map(&jobs, |j| parse_file(j, opts));
     let mut files: Vec<(usize, Records)> = Vec::with_capacity(results.len());
     for (j, r) in jobs.iter().zip(results) {
-        files.push((j.catalog, r?));
+        let at = fresh.get(j.catalog).map_or(0, |(at, _)| *at);
+        files.push((j.catalog, r.map_err(|e| (at, e))?));
     }
-    for (i, s) in fresh.iter().enumerate() {
+    for (i, (_, s)) in fresh.iter().enumerate() {
         let mut acc = Records::default();
         acc.reserve_for(files.iter().filter(|(c, _)| *c == i).map(|(_, r)| r));
         for (_, r) in files.iter_mut().filter(|(c, _)| *c == i) {
@@ -157,7 +175,8 @@ mod tests {
         }
     }
 
-    /// The error of a set is the one loading it alone gives, named by the set's index.
+    /// The error of a set is the one loading it alone gives, named by the set's index and the
+    /// failing catalog's.
     #[test]
     fn a_missing_catalog_fails_its_set() {
         let odf = source("odf", "catalogs/odf-dev", 0);
@@ -165,6 +184,11 @@ mod tests {
         let sets = vec![vec![odf.clone()], vec![odf, missing.clone()]];
         let err = CatalogSet::load_sets(&sets, &LoadOptions::default()).expect_err("missing");
         assert_eq!(err.set, 1);
+        assert_eq!(
+            err.catalog,
+            Some(1),
+            "the missing catalog is the set's second"
+        );
         let alone = CatalogSet::load(&[missing], &LoadOptions::default()).expect_err("alone");
         assert_eq!(err.error.to_string(), alone.to_string());
     }
