@@ -468,16 +468,19 @@ fn resolve_logged(f: &Fixture) -> String {
     deppy(&args).run().stderr
 }
 
+/// A change made to a catalog directory, and the exit code and selection it leads to.
+type ListingCase = (
+    &'static str,
+    Box<dyn Fn(&Path) + Send + Sync>,
+    (Option<i32>, Vec<String>),
+);
+
 /// A catalog's directory listings, once trusted from their metadata, give way to a file
 /// added, removed or renamed, and to a directory renamed (docs/caching.md).
 #[test]
 fn a_trusted_listing_sees_files_added_removed_and_renamed() {
     let both = || vec!["a.v1.0.0".to_string(), "b.v1.0.0".to_string()];
-    let cases: Vec<(
-        &str,
-        Box<dyn Fn(&Path) + Send + Sync>,
-        (Option<i32>, Vec<String>),
-    )> = vec![
+    let cases: Vec<ListingCase> = vec![
         (
             "added",
             Box::new(|c: &Path| {

@@ -216,7 +216,6 @@ fn collect_files_walked(
             }
         }
     }
-    drop(read);
     walked.dirs = dirs;
     walked.plain = plain;
     Ok(())

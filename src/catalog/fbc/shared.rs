@@ -24,7 +24,7 @@ pub(crate) struct SetLoadError {
     /// when the set as a whole failed (assembling it, or through the catalog cache).
     pub(crate) catalog: Option<usize>,
     /// The first error loading it, in catalog, file and document order.
-    pub(crate) error: LoadError,
+    pub(crate) error: Box<LoadError>,
 }
 
 impl CatalogSet {
@@ -44,7 +44,7 @@ impl CatalogSet {
                     CatalogSet::load(s, opts).map_err(|error| SetLoadError {
                         set,
                         catalog: None,
-                        error,
+                        error: Box::new(error),
                     })
                 })
                 .collect();
@@ -83,7 +83,7 @@ impl CatalogSet {
             let assembled = super::assemble::assemble(input).map_err(|error| SetLoadError {
                 set,
                 catalog: None,
-                error,
+                error: Box::new(error),
             })?;
             out.push(assembled);
         }
@@ -107,7 +107,7 @@ fn parse_new(
     sources: &[CatalogSource],
     opts: &LoadOptions,
     parsed: &mut BTreeMap<PathBuf, Records>,
-) -> Result<(), (usize, LoadError)> {
+) -> Result<(), (usize, Box<LoadError>)> {
     // The new catalogs, each with its index in `sources`.
     let mut fresh: Vec<(usize, &CatalogSource)> = Vec::new();
     for (at, s) in sources.iter().enumerate() {
@@ -117,13 +117,13 @@ fn parse_new(
     }
     let mut jobs: Vec<FileJob> = Vec::new();
     for (i, (at, s)) in fresh.iter().enumerate() {
-        collect_files(i, s, &mut jobs).map_err(|e| (*at, e))?;
+        collect_files(i, s, &mut jobs).map_err(|e| (*at, Box::new(e)))?;
     }
     let results = parallel_map(&jobs, |j| parse_file(j, opts));
     let mut files: Vec<(usize, Records)> = Vec::with_capacity(results.len());
     for (j, r) in jobs.iter().zip(results) {
         let at = fresh.get(j.catalog).map_or(0, |(at, _)| *at);
-        files.push((j.catalog, r.map_err(|e| (at, e))?));
+        files.push((j.catalog, r.map_err(|e| (at, Box::new(e)))?));
     }
     for (i, (_, s)) in fresh.iter().enumerate() {
         let mut acc = Records::default();
