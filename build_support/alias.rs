@@ -59,8 +59,8 @@ fn read_through(atom: &Atom, def: &Rule) -> Atom {
     };
     let args = (body.args.iter())
         .map(|b| match b {
-            Arg::Var(v) => (def.head.args.iter())
-                .position(|h| matches!(h, Arg::Var(w) if w == v))
+            Arg::Var(v) => def
+                .head_position(v)
                 .map_or(Arg::Ignored, |i| atom.args[i].clone()),
             _ => Arg::Ignored,
         })

@@ -94,6 +94,11 @@ impl Rule {
     pub fn at(&self) -> String {
         format!("{}:{}", self.file, self.line)
     }
+
+    /// The position of variable `v` among the head's arguments, if the head holds it as it is.
+    pub fn head_position(&self, v: &str) -> Option<usize> {
+        (self.head.args.iter()).position(|h| matches!(h, Arg::Var(w) if w == v))
+    }
 }
 
 /// The relations and rules of the rule files, in file order.

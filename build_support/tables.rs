@@ -37,7 +37,7 @@ fn delta_positions(rule: &Rule, delta: usize) -> Option<Vec<usize>> {
     };
     (d.args.iter())
         .map(|arg| match arg {
-            Arg::Var(v) => (rule.head.args.iter()).position(|h| matches!(h, Arg::Var(w) if w == v)),
+            Arg::Var(v) => rule.head_position(v),
             _ => None,
         })
         .collect()
@@ -82,9 +82,7 @@ fn scope(
         };
         (outer.iter())
             .map(|&i| match &atom.args[i] {
-                Arg::Var(v) => {
-                    (rule.head.args.iter()).position(|h| matches!(h, Arg::Var(w) if w == v))
-                }
+                Arg::Var(v) => rule.head_position(v),
                 _ => None,
             })
             .collect()
