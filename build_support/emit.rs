@@ -9,6 +9,7 @@ use super::analyze::{Analysis, analyze};
 use super::lex::{Tok, Token, print};
 use super::parse::{Arg, Clause, Kind, Program, Relation, Rule};
 use super::plan::{Catalog, Pattern, Planner, snake};
+use super::runtime::RUNTIME;
 use super::tables::{Keep, classify};
 
 /// What the generator is told besides the rules.
@@ -135,7 +136,8 @@ impl Gen<'_, '_> {
     }
 
     /// One rule's code: entered from delta clause `delta` bound to `t`, or from the key
-    /// parameters of `key`, or with nothing bound; `store` adds the head.
+    /// parameters of `key`, or with nothing bound; `store` adds the head (empty: the rule is
+    /// an existence test's, which answers true at its first tuple).
     fn rule_code(
         &mut self,
         rule: &Rule,
@@ -158,7 +160,11 @@ impl Gen<'_, '_> {
             }
         }
         plan.clauses(self, delta)?;
-        let inner = format!("{store}({});", self.head(rule));
+        let inner = if store.is_empty() {
+            format!("let _ = {}; return true;", self.head(rule))
+        } else {
+            format!("{store}({});", self.head(rule))
+        };
         Ok(format!(
             "// {}: {}\n{{\n{}\n}}\n",
             rule.at(),
@@ -201,9 +207,9 @@ impl Gen<'_, '_> {
         );
         for (rel, code) in &fire {
             let r = self.rel(rel);
-            let tables: Vec<&String> = (self.keep.iter())
+            let tables: Vec<(&String, usize)> = (self.keep.iter())
                 .filter(|(_, k)| matches!(k, Keep::Fired(d) if d == rel))
-                .map(|(t, _)| t)
+                .map(|(t, _)| (t, self.rel(t).fields.len()))
                 .collect();
             let (starts, ends) = step_bounds(&tables);
             let _ = writeln!(
@@ -217,21 +223,22 @@ impl Gen<'_, '_> {
         if let Some(x) = self.a.expanded.clone() {
             let r = self.rel(&x);
             let s = snake(&x);
-            let scoped: Vec<&String> = (self.keep.iter())
+            let scoped: Vec<(&String, usize)> = (self.keep.iter())
                 .filter(|(_, k)| matches!(k, Keep::Scoped(_)))
-                .map(|(t, _)| t)
+                .map(|(t, _)| (t, self.rel(t).fields.len()))
                 .collect();
             let (starts, ends) = step_bounds(&scoped);
             // The tuples the expansion's own rules derived lose their repeats before they
             // fire; what propagation adds, after.
             let mut mids = String::new();
             let mut again = String::new();
-            for t in &scoped {
+            for (t, arity) in &scoped {
                 let n = snake(t);
                 let _ = write!(mids, "let __m_{n} = self.{n}.log.len(); ");
                 let _ = write!(
                     again,
-                    "if self.{n}.log.len() != __m_{n} {{ self.{n}.end_step(__s_{n}); }} "
+                    "if self.{n}.log.len() != __m_{n} {{ {} }} ",
+                    end_step(&n, *arity)
                 );
             }
             let _ = writeln!(
@@ -262,12 +269,25 @@ impl Gen<'_, '_> {
             .filter(|x| x.head.rel == rel)
             .cloned()
             .collect();
-        let store = format!("self.m_{name}.rows.push");
+        let exists = is_test(p);
+        // An existence test stops at the first tuple a rule derives; a query keeps each
+        // binding's answers in its memo.
+        let store = if exists {
+            String::new()
+        } else {
+            format!("self.m_{name}.rows.push")
+        };
         for rule in &rules {
             let code = self.rule_code(rule, None, Some(p), &store);
             body.push_str(&code.map_err(|e| {
                 format!("{e}\n  (evaluating {rel} with pattern `{p}`: `b` bound, `f` free)")
             })?);
+        }
+        if exists {
+            return Ok(format!(
+                "fn q_{name}(&mut self, {}) -> bool {{\n let facts = self.facts;\n{body}\n false\n}}\n",
+                params.join(", ")
+            ));
         }
         Ok(format!(
             "fn q_{name}(&mut self, {}) -> (u32, u32) {{\n if let Some(&r) = self.m_{name}.index.get(&{key}) {{ return r; }}\n let facts = self.facts; let start = self.m_{name}.rows.len();\n{body}\n dedup_tail(&mut self.m_{name}.rows, start);\n let r = (start as u32, self.m_{name}.rows.len() as u32); self.m_{name}.index.insert({key}, r); r\n}}\n",
@@ -278,15 +298,27 @@ impl Gen<'_, '_> {
 
 /// The code around one step of the evaluation (a firing, an expansion) of tables that
 /// remove their repeats at its end: their lengths when it starts, and the removal.
-fn step_bounds(tables: &[&String]) -> (String, String) {
+fn step_bounds(tables: &[(&String, usize)]) -> (String, String) {
     let mut starts = String::new();
     let mut ends = String::new();
-    for t in tables {
+    for (t, arity) in tables {
         let n = snake(t);
         let _ = write!(starts, "let __s_{n} = self.{n}.log.len(); ");
-        let _ = write!(ends, "self.{n}.end_step(__s_{n}); ");
+        let _ = write!(ends, "{} ", end_step(&n, *arity));
     }
     (starts, ends)
+}
+
+/// The end of a step of table `n` with `arity` fields: its tuples ordered by every field.
+fn end_step(n: &str, arity: usize) -> String {
+    let fields: String = (0..arity).map(|i| format!("t.{i}, ")).collect();
+    format!("self.{n}.end_step(__s_{n}, |t| ({fields}));")
+}
+
+/// A pattern binding every argument is an existence test: evaluated where it is asked, up
+/// to the first tuple, and kept in no memo (its answer is one bit, often asked once).
+pub fn is_test(p: &str) -> bool {
+    !p.contains('f')
 }
 
 /// `(k0, k2,)`: the key of pattern `p` from variables named `prefix` + position.
@@ -306,93 +338,6 @@ fn key_type(r: &Relation, p: &str) -> String {
         .collect();
     format!("({},)", ts.join(", ")).replace("(,)", "()")
 }
-
-/// Helpers every evaluator uses.
-const RUNTIME: &str = r#"
-/// A relation derived forward: its tuples, in the order they were derived. A table that
-/// removes its repeats at the end of each step (a firing, an expansion) uses `set` only as
-/// scratch space for that.
-pub struct Table<T> {
-    set: ::rustc_hash::FxHashSet<T>,
-    /// Every tuple, in the order derived.
-    pub log: Vec<T>,
-    done: usize,
-}
-
-impl<T> Default for Table<T> {
-    fn default() -> Self {
-        Table { set: Default::default(), log: Vec::new(), done: 0 }
-    }
-}
-
-impl<T: Copy + Eq + ::std::hash::Hash> Table<T> {
-    /// Adds `t` unless the table has it.
-    #[inline]
-    fn insert(&mut self, t: T) {
-        if self.set.insert(t) {
-            self.log.push(t);
-        }
-    }
-
-    /// Adds `t`; a repeat within the step is removed when the step ends.
-    #[inline]
-    fn push(&mut self, t: T) {
-        self.log.push(t);
-    }
-
-    /// Ends a step that started with `start` tuples: keeps the first of equal tuples derived
-    /// since (none of them equals an earlier one), in the order derived.
-    #[inline]
-    fn end_step(&mut self, start: usize) {
-        let n = self.log.len().saturating_sub(start);
-        if n >= 2 {
-            let small = n <= 32;
-            if !small {
-                self.set.clear();
-            }
-            let mut kept = start;
-            for i in start..self.log.len() {
-                let Some(&t) = self.log.get(i) else { break };
-                let new = if small {
-                    !self.log.get(start..kept).unwrap_or_default().contains(&t)
-                } else {
-                    self.set.insert(t)
-                };
-                if new {
-                    if let Some(x) = self.log.get_mut(kept) {
-                        *x = t;
-                    }
-                    kept += 1;
-                }
-            }
-            self.log.truncate(kept);
-        }
-        self.done = self.done.min(self.log.len());
-    }
-}
-
-/// A demanded relation's answers per key: a range of `rows`.
-struct Memo<K, T> {
-    index: ::rustc_hash::FxHashMap<K, (u32, u32)>,
-    rows: Vec<T>,
-}
-
-impl<K, T> Default for Memo<K, T> {
-    fn default() -> Self {
-        Memo { index: Default::default(), rows: Vec::new() }
-    }
-}
-
-/// Keeps the first of equal tuples among `rows[start..]`.
-fn dedup_tail<T: Copy + Eq + ::std::hash::Hash>(rows: &mut Vec<T>, start: usize) {
-    if rows.len() < start + 2 {
-        return;
-    }
-    let tail = rows.split_off(start);
-    let mut seen = ::rustc_hash::FxHashSet::default();
-    rows.extend(tail.into_iter().filter(|t| seen.insert(*t)));
-}
-"#;
 
 /// The evaluator of `p` (module documentation).
 pub fn evaluator(p: &Program, cfg: &Config<'_>) -> Result<String, String> {
@@ -417,6 +362,11 @@ pub fn evaluator(p: &Program, cfg: &Config<'_>) -> Result<String, String> {
         if r.kind == Kind::Input || g.a.is_propagated(rel) || pat.len() != r.fields.len() {
             return Err(format!(
                 "the driver's query {rel}_{pat} is not one of a demanded relation's patterns"
+            ));
+        }
+        if is_test(pat) {
+            return Err(format!(
+                "the driver's query {rel}_{pat} binds every argument: ask it with one free"
             ));
         }
         let bound: Vec<bool> = pat.chars().map(|c| c == 'b').collect();
@@ -450,7 +400,7 @@ fn assemble(g: &Gen<'_, '_>, fired: &[String], fns: &str) -> String {
             ty(r)
         );
     }
-    for (rel, pat) in &g.queries {
+    for (rel, pat) in g.queries.iter().filter(|(_, p)| !is_test(p)) {
         let r = g.rel(rel);
         let _ = writeln!(
             s,
@@ -475,7 +425,7 @@ fn assemble(g: &Gen<'_, '_>, fired: &[String], fns: &str) -> String {
     for rel in &g.a.propagated {
         let _ = write!(s, " {}: Table::default(),", snake(rel));
     }
-    for (rel, pat) in &g.queries {
+    for (rel, pat) in g.queries.iter().filter(|(_, p)| !is_test(p)) {
         let _ = write!(s, " m_{}_{pat}: Memo::default(),", snake(rel));
     }
     if g.a.expanded.is_some() {
@@ -551,7 +501,7 @@ fn agreement(g: &Gen<'_, '_>) -> String {
     }
     for (rel, pat) in &g.queries {
         let r = g.rel(rel);
-        if r.kind != Kind::Output {
+        if r.kind != Kind::Output || is_test(pat) {
             continue;
         }
         let f = snake(rel);

@@ -13,6 +13,7 @@ pub mod emit;
 pub mod lex;
 pub mod parse;
 pub mod plan;
+pub mod runtime;
 pub mod tables;
 
 pub use emit::Config;

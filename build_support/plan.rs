@@ -412,6 +412,11 @@ impl<'r> Planner<'r> {
             .iter()
             .all(|x| matches!(x, Arg::Ignored) || self.is_bound(x));
         let t = self.fresh();
+        if super::emit::is_test(p) {
+            let not = if a.negated { "!" } else { "" };
+            self.nest.push(format!("if {not}{call} {{"), 1);
+            return;
+        }
         if all_bound {
             let (names, tests, _) = self.bind(a, &rest);
             let fields: Vec<String> = rest

@@ -1,6 +1,7 @@
 //! How each table derived forward stays a set. A table whose tuples can only repeat within
 //! one step of the evaluation needs no hash set of everything it holds: it appends to its log
-//! and removes the step's repeats once, at the end of the step.
+//! and removes the step's repeats once, at the end of the step, by sorting the step's tuples
+//! (a step already in order is only checked).
 //!
 //! - *Scoped* (keyed by the expanded binding): every rule deriving the relation fires from the
 //!   expanded relation as the driver expands a tuple, or from a scoped relation, and puts the

@@ -81,6 +81,13 @@ impl<'a> Lookups<'a> {
         self.u.bundle(b)
     }
 
+    /// The channel orders of the package entry `b` is in: a bundle is an entry of its own
+    /// catalog's channels only (of none when it is in no catalog).
+    fn own_orders(&self, b: BundleId) -> Option<&'a super::orders::EntryOrders> {
+        let x = self.bundle(b);
+        self.orders.of_package_in(x.package, x.catalog)
+    }
+
     /// `Bundle(b, p, c, v)` by id.
     pub fn bundle_bfff(&self, b: BundleId) -> Option<(PackageId, CatalogId, &'a Version)> {
         let x = self.bundle(b);
@@ -107,15 +114,14 @@ impl<'a> Lookups<'a> {
 
     /// `ChannelMember(b, ch, dist)` by bundle: the channels whose order lists it.
     pub fn channel_member_bff(&self, b: BundleId) -> impl Iterator<Item = (&'a str, u32)> + 'a {
-        let orders = self.orders.of_package(self.bundle(b).package);
-        orders
+        (self.own_orders(b).into_iter())
             .flat_map(move |e| e.channels_of(b))
             .map(|(ch, d)| (&**ch, d))
     }
 
     /// `InMalformedChannel(b)`.
     pub fn in_malformed_channel_b(&self, b: BundleId) -> bool {
-        (self.orders.of_package(self.bundle(b).package)).any(|e| e.in_malformed(b))
+        self.own_orders(b).is_some_and(|e| e.in_malformed(b))
     }
 
     /// `DefaultChannel(p, c, ch)` by package and catalog.
@@ -186,7 +192,7 @@ impl<'a> Lookups<'a> {
         let b = self.bundle(e);
         let package = self.u.set.package_in(b.package, b.catalog);
         let orders = self.orders.of_package_in(b.package, b.catalog);
-        let at = orders.into_iter().flat_map(move |o| o.entries_of(e));
+        let at = (package.zip(orders).into_iter()).flat_map(move |(p, o)| o.entries_of(p, e));
         at.filter_map(move |(ch, k)| {
             let ch = package?.channels.get(ch)?;
             Some((ch.name.as_str(), ch.entries.get(k)?))

@@ -37,8 +37,8 @@ pub(crate) struct EntryOrders {
     /// (bundle, position in `members`), sorted: a bundle's channels by binary search.
     by_bundle: Vec<(BundleId, u32)>,
     /// (bundle, channel index, entry index) of every channel entry naming a bundle, sorted:
-    /// a bundle's entries by binary search.
-    entries: Vec<(BundleId, u32, u32)>,
+    /// a bundle's entries by binary search. Built on first need (only upgrade edges read it).
+    entries: OnceLock<Vec<(BundleId, u32, u32)>>,
 }
 
 impl EntryOrders {
@@ -54,11 +54,12 @@ impl EntryOrders {
             .map(|(_, ch, dist)| (ch, *dist))
     }
 
-    /// The channel entries of `b` in this package entry: (channel index, entry index) into
-    /// the package's `channels`.
-    pub fn entries_of(&self, b: BundleId) -> impl Iterator<Item = (usize, usize)> + '_ {
-        let from = self.entries.partition_point(|(x, _, _)| *x < b);
-        (self.entries.get(from..).unwrap_or_default().iter())
+    /// The channel entries of `b` in this package entry, `p`: (channel index, entry index)
+    /// into `p.channels`.
+    pub fn entries_of(&self, p: &Package, b: BundleId) -> impl Iterator<Item = (usize, usize)> {
+        let entries = self.entries.get_or_init(|| entry_index(p));
+        let from = entries.partition_point(|(x, _, _)| *x < b);
+        (entries.get(from..).unwrap_or_default().iter())
             .take_while(move |(x, _, _)| *x == b)
             .map(|(_, ch, e)| (*ch as usize, *e as usize))
     }
@@ -96,6 +97,9 @@ impl ChannelOrders {
     /// The orders of the `i`th package entry of the set.
     fn entry(&self, i: usize) -> Option<&EntryOrders> {
         let cell = self.entries.get(i)?;
+        if let Some(done) = cell.get() {
+            return Some(done);
+        }
         let package = self.set.packages.get(i)?;
         Some(cell.get_or_init(|| order_package(package)))
     }
@@ -172,12 +176,18 @@ fn order_package(p: &Package) -> EntryOrders {
         .map(|(i, (b, _, _))| (*b, i))
         .collect();
     out.by_bundle.sort_unstable();
+    out
+}
+
+/// (bundle, channel index, entry index) of every channel entry of `p` naming a bundle, sorted.
+fn entry_index(p: &Package) -> Vec<(BundleId, u32, u32)> {
+    let mut out = Vec::new();
     for (ci, ch) in (0u32..).zip(&p.channels) {
         for (ei, e) in (0u32..).zip(&ch.entries) {
-            out.entries.extend(e.bundle.map(|b| (b, ci, ei)));
+            out.extend(e.bundle.map(|b| (b, ci, ei)));
         }
     }
-    out.entries.sort_unstable();
+    out.sort_unstable();
     out
 }
 
