@@ -151,6 +151,15 @@ fn rule_order_is_the_order_of_the_rules() {
 
 /// The compiler's answer for `graph.dl` plus `extra` lines, with `lookups` written.
 fn compile(extra: &str, lookups: &[(&str, &str)]) -> Result<String, String> {
+    compile_asking(extra, lookups, &[("Bad", "bf")])
+}
+
+/// The same, with the driver asking `queries`.
+fn compile_asking(
+    extra: &str,
+    lookups: &[(&str, &str)],
+    queries: &[(&str, &str)],
+) -> Result<String, String> {
     let text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/rules/graph.dl"))
             .expect("graph.dl")
@@ -167,7 +176,7 @@ fn compile(extra: &str, lookups: &[(&str, &str)]) -> Result<String, String> {
         .collect();
     let cfg = build_support::Config {
         expanded: Some("Reached"),
-        queries: &[("Bad", "bf")],
+        queries,
         lookups: &lookups,
         lookups_type: "Lookups",
     };
@@ -235,4 +244,13 @@ fn a_recursive_demanded_relation_is_derived_forward() {
     // HeavyPath is recursive and read by no expansion: derived whole, as crepe does
     let code = compile("", ALL_LOOKUPS).expect("compiles");
     assert!(code.contains("pub heavy_path: Table<HeavyPath>"), "{code}");
+}
+
+#[test]
+fn a_driver_query_binding_every_argument_is_refused() {
+    let e = compile_asking("", ALL_LOOKUPS, &[("Bad", "bb")]).expect_err("refused");
+    assert!(
+        e.contains("Bad_bb") && e.contains("binds every argument"),
+        "{e}"
+    );
 }
