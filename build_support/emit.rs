@@ -59,6 +59,23 @@ impl Catalog for Gen<'_, '_> {
         }
         p
     }
+
+    fn test(&mut self, rel: &str, bound: &[bool]) -> Option<Pattern> {
+        let free: Pattern = bound.iter().map(|b| if *b { 'b' } else { 'f' }).collect();
+        if self
+            .cfg
+            .queries
+            .iter()
+            .any(|(q, p)| *q == rel && *p == free)
+        {
+            return None;
+        }
+        let p = free.replace('f', "i");
+        if self.queries.insert((rel.to_string(), p.clone())) {
+            self.todo.push((rel.to_string(), p.clone()));
+        }
+        Some(p)
+    }
 }
 
 /// The type of `r`'s tuples.
@@ -315,8 +332,9 @@ fn end_step(n: &str, arity: usize) -> String {
     format!("self.{n}.end_step(__s_{n}, |t| ({fields}));")
 }
 
-/// A pattern binding every argument is an existence test: evaluated where it is asked, up
-/// to the first tuple, and kept in no memo (its answer is one bit, often asked once).
+/// A pattern with no free argument (each bound, or ignored: `i`) is an existence test:
+/// evaluated where it is asked, up to the first tuple, and kept in no memo (its answer is
+/// one bit, often asked once).
 pub fn is_test(p: &str) -> bool {
     !p.contains('f')
 }

@@ -13,7 +13,8 @@ use std::collections::BTreeSet;
 use super::lex::{Token, print};
 use super::parse::{Arg, Atom, Clause, Rule, uses};
 
-/// Bound ('b') and free ('f') positions, one letter per argument.
+/// Bound ('b') and free ('f') positions, one letter per argument; an existence test's
+/// ignored positions are 'i'.
 pub type Pattern = String;
 
 /// Code of nested steps: each opens a block the next ones sit in.
@@ -54,6 +55,10 @@ pub trait Catalog {
     /// The pattern a demanded relation is queried with when `bound` are the positions its
     /// atom binds; records that query as needed.
     fn query(&mut self, rel: &str, bound: &[bool]) -> Pattern;
+    /// The existence test of `rel` with `bound` positions bound and the others ignored
+    /// (letter `i`), recorded as needed; `None` when the query with those positions free
+    /// must keep its memo (the driver asks it).
+    fn test(&mut self, rel: &str, bound: &[bool]) -> Option<Pattern>;
 }
 
 /// `snake_case` of a relation name.
@@ -348,7 +353,16 @@ impl<'r> Planner<'r> {
             }
             Clause::Atom(a) => {
                 let bound: Vec<bool> = a.args.iter().map(|x| self.is_bound(x)).collect();
-                let p = c.query(&a.rel, &bound);
+                let keys: Vec<bool> = (bound.iter().zip(c.queryable(&a.rel)))
+                    .map(|(b, v)| *b && v)
+                    .collect();
+                // Only asked whether a tuple exists: every position a key or ignored.
+                let exists = keys.contains(&true)
+                    && (a.args.iter().zip(&keys)).all(|(x, k)| *k || matches!(x, Arg::Ignored));
+                let p = match exists.then(|| c.test(&a.rel, &keys)).flatten() {
+                    Some(p) => p,
+                    None => c.query(&a.rel, &bound),
+                };
                 self.demanded(a, &p);
             }
         }

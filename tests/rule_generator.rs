@@ -254,3 +254,13 @@ fn a_driver_query_binding_every_argument_is_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn an_atom_asked_only_whether_a_tuple_exists_is_an_existence_test() {
+    let code = compile("", ALL_LOOKUPS).expect("compiles");
+    assert!(
+        code.contains("fn q_kin_bi(&mut self, k0: u32) -> bool"),
+        "{code}"
+    );
+    assert!(!code.contains("m_kin_bi"), "{code}");
+}
