@@ -31,6 +31,9 @@ pub mod catalog {
         SourceFile, Warning, WarningKind, bundle_manifests, bundle_properties, find_bundle_dirs,
         inspect, limits, locate, read_catalog, render_bundle_dirs,
     };
+    /// Hooks for benchmarks: a package entry as the catalog cache stores and reads it.
+    #[cfg(feature = "testing")]
+    pub use crate::catalog::{decode_entry, encode_entry};
 }
 
 /// Cluster state as input (Kubernetes objects from a dump or a must-gather tree) and its

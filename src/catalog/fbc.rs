@@ -32,6 +32,8 @@ use parse::FileCtx;
 pub(crate) use crate::yaml::{yaml_message, yaml_options};
 pub use files::{FileCache, SourceFile, read_catalog};
 pub use locate::locate;
+#[cfg(feature = "testing")]
+pub use set_cache::hooks::{decode_entry, encode_entry};
 pub(crate) use yaml::split_yaml_bounded;
 
 /// How to load catalogs.

@@ -21,6 +21,8 @@ pub use channel::{ChannelError, ChannelGraph, Edge};
 pub use error::{LoadError, Warning, WarningKind};
 pub use fbc::{FileCache, LoadOptions, SourceFile, limits, locate, read_catalog};
 pub(crate) use fbc::{check_source, split_yaml_bounded, yaml_options};
+#[cfg(feature = "testing")]
+pub use fbc::{decode_entry, encode_entry};
 pub use intern::Interner;
 pub use model::{
     Bundle, BundleId, CatalogId, Channel, ChannelEntry, Deprecated, Deprecation, DeprecationRef,

@@ -197,6 +197,21 @@ struct Head {
     names: Extent,
 }
 
+/// A unit's bytes in the body: one package entry and its bundles.
+pub(super) fn encode_unit(package: &Package, bundles: &[Bundle]) -> postcard::Result<Vec<u8>> {
+    let bundles: Vec<BundleOut<'_>> = bundles.iter().map(BundleOut).collect();
+    postcard::to_allocvec(&(package, bundles))
+}
+
+/// A unit's bytes, decoded (its hash checked already).
+pub(super) fn decode_unit(bytes: &[u8]) -> Result<Unit, String> {
+    let (package, bundles): (Package, Vec<BundleIn>) = cache::whole(bytes, "package entry")?;
+    Ok(Unit {
+        package,
+        bundles: bundles.into_iter().map(|b| b.0).collect(),
+    })
+}
+
 /// Appends `bytes` to `body`, returning where they lie.
 fn append(body: &mut Vec<u8>, bytes: &[u8]) -> Extent {
     let offset = body.len() as u64;
@@ -247,15 +262,12 @@ fn encode(key: &blake3::Hash, set: &CatalogSet) -> Result<Vec<u8>, Box<dyn std::
     for (span, pos) in spans {
         let package = set.packages.get(pos).ok_or("no package entry")?;
         let from = span.first as usize;
-        let bundles: Vec<BundleOut<'_>> = set
+        let bundles = set
             .bundles
             .as_slice()
             .get(from..from + span.count as usize)
-            .ok_or("a package entry's bundles are out of range")?
-            .iter()
-            .map(BundleOut)
-            .collect();
-        let bytes = postcard::to_allocvec(&(package, bundles))?;
+            .ok_or("a package entry's bundles are out of range")?;
+        let bytes = encode_unit(package, bundles)?;
         units.push(StoredUnit {
             span,
             extent: append(&mut body, &bytes),
@@ -466,12 +478,7 @@ impl Store {
     /// Unit `i` as stored, checked.
     fn stored_unit(&self, i: usize) -> Result<Unit, String> {
         let e = self.units.get(i).ok_or("no such unit")?;
-        let bytes = self.read(e, "a package entry")?;
-        let (package, bundles): (Package, Vec<BundleIn>) = cache::whole(&bytes, "package entry")?;
-        Ok(Unit {
-            package,
-            bundles: bundles.into_iter().map(|b| b.0).collect(),
-        })
+        decode_unit(&self.read(e, "a package entry")?)
     }
 
     /// The set loaded again from the files, the first time some part of the entry did not
@@ -596,6 +603,10 @@ fn from_head(head: Head, store: Store, body_len: u64) -> Result<CatalogSet, Stri
         },
     })
 }
+
+/// Hooks for benchmarks (the `testing` feature).
+#[cfg(feature = "testing")]
+pub(super) mod hooks;
 
 #[cfg(test)]
 mod tests;
