@@ -39,21 +39,21 @@ impl<T: Copy + Eq + ::std::hash::Hash> Table<T> {
     /// earlier step's. A step derived in order (the usual case) is only checked.
     #[inline]
     fn end_step<K: Ord>(&mut self, start: usize, key: impl Fn(&T) -> K) {
-        if let Some(step) = self.log.get_mut(start..) {
-            if !step.is_sorted_by(|a, b| key(a) < key(b)) {
-                step.sort_unstable_by(|a, b| key(a).cmp(&key(b)));
-                let mut kept = 0;
-                for i in 0..step.len() {
-                    let Some(&t) = step.get(i) else { break };
-                    if kept == 0 || step.get(kept - 1) != Some(&t) {
-                        if let Some(x) = step.get_mut(kept) {
-                            *x = t;
-                        }
-                        kept += 1;
+        if let Some(step) = self.log.get_mut(start..)
+            && !step.is_sorted_by(|a, b| key(a) < key(b))
+        {
+            step.sort_unstable_by_key(&key);
+            let mut kept = 0;
+            for i in 0..step.len() {
+                let Some(&t) = step.get(i) else { break };
+                if kept == 0 || step.get(kept - 1) != Some(&t) {
+                    if let Some(x) = step.get_mut(kept) {
+                        *x = t;
                     }
+                    kept += 1;
                 }
-                self.log.truncate(start + kept);
             }
+            self.log.truncate(start + kept);
         }
         self.done = self.done.min(self.log.len());
     }
