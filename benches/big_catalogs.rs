@@ -41,10 +41,7 @@ const REQUIRE: &str = "rabbitmq-messaging-topology-operator";
 const REPLICA: usize = 7;
 
 fn runs() -> usize {
-    std::env::var("DEPPY_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(if quick() { 3 } else { 7 })
+    timing::runs_or(if quick() { 3 } else { 7 })
 }
 
 fn quick() -> bool {

@@ -37,6 +37,8 @@ use deppy::advanced::catalog::{
 use deppy::advanced::request::{Request, Requirement};
 use deppy::advanced::resolve::Resolver;
 use rkyv::rancor::Error as RkyvError;
+use rkyv::{Archive, Deserialize as RkyvDeserialize, Serialize as RkyvSerialize};
+use serde::{Deserialize, Serialize};
 use timing::median;
 
 /// The allocator the `deppy` binary uses (`src/main.rs`), so the figures are the CLI's.
@@ -52,30 +54,14 @@ const REQUIRE: &str = "rabbitmq-messaging-topology-operator";
 // compiled constraints are not stored (a set with any is never cached).
 
 /// One unit: a package entry of one catalog and its bundles.
-#[derive(
-    Debug,
-    PartialEq,
-    serde::Serialize,
-    serde::Deserialize,
-    rkyv::Archive,
-    rkyv::Serialize,
-    rkyv::Deserialize,
-)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, Archive, RkyvSerialize, RkyvDeserialize)]
 struct Entry {
     package: Pkg,
     bundles: Vec<Bun>,
 }
 
 /// `Package`: id, catalog, default channel, channels, origin.
-#[derive(
-    Debug,
-    PartialEq,
-    serde::Serialize,
-    serde::Deserialize,
-    rkyv::Archive,
-    rkyv::Serialize,
-    rkyv::Deserialize,
-)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, Archive, RkyvSerialize, RkyvDeserialize)]
 struct Pkg {
     id: u32,
     catalog: u32,
@@ -85,15 +71,7 @@ struct Pkg {
 }
 
 /// `Origin`: file, document, line (`usize` in the crate, a varint in postcard).
-#[derive(
-    Debug,
-    PartialEq,
-    serde::Serialize,
-    serde::Deserialize,
-    rkyv::Archive,
-    rkyv::Serialize,
-    rkyv::Deserialize,
-)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, Archive, RkyvSerialize, RkyvDeserialize)]
 struct Orig {
     file: String,
     document: u64,
@@ -101,15 +79,7 @@ struct Orig {
 }
 
 /// `Channel`: name, entries, origin.
-#[derive(
-    Debug,
-    PartialEq,
-    serde::Serialize,
-    serde::Deserialize,
-    rkyv::Archive,
-    rkyv::Serialize,
-    rkyv::Deserialize,
-)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, Archive, RkyvSerialize, RkyvDeserialize)]
 struct Chan {
     name: String,
     entries: Vec<ChanEntry>,
@@ -117,15 +87,7 @@ struct Chan {
 }
 
 /// `ChannelEntry`: name, replaces, skips, skip range, bundle.
-#[derive(
-    Debug,
-    PartialEq,
-    serde::Serialize,
-    serde::Deserialize,
-    rkyv::Archive,
-    rkyv::Serialize,
-    rkyv::Deserialize,
-)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, Archive, RkyvSerialize, RkyvDeserialize)]
 struct ChanEntry {
     name: String,
     replaces: Option<String>,
@@ -135,45 +97,21 @@ struct ChanEntry {
 }
 
 /// `VersionRange` in its binary form: the text and the OR of AND-sets of comparators.
-#[derive(
-    Debug,
-    PartialEq,
-    serde::Serialize,
-    serde::Deserialize,
-    rkyv::Archive,
-    rkyv::Serialize,
-    rkyv::Deserialize,
-)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, Archive, RkyvSerialize, RkyvDeserialize)]
 struct Range {
     raw: String,
     sets: Vec<Vec<Cmp>>,
 }
 
 /// One comparator: its operator's code and version.
-#[derive(
-    Debug,
-    PartialEq,
-    serde::Serialize,
-    serde::Deserialize,
-    rkyv::Archive,
-    rkyv::Serialize,
-    rkyv::Deserialize,
-)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, Archive, RkyvSerialize, RkyvDeserialize)]
 struct Cmp {
     op: u8,
     version: Ver,
 }
 
 /// `Version` in its binary form: major, minor, patch, pre-release, build.
-#[derive(
-    Debug,
-    PartialEq,
-    serde::Serialize,
-    serde::Deserialize,
-    rkyv::Archive,
-    rkyv::Serialize,
-    rkyv::Deserialize,
-)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, Archive, RkyvSerialize, RkyvDeserialize)]
 struct Ver {
     major: u64,
     minor: u64,
@@ -183,45 +121,21 @@ struct Ver {
 }
 
 /// `PackageRequirement`: package and range.
-#[derive(
-    Debug,
-    PartialEq,
-    serde::Serialize,
-    serde::Deserialize,
-    rkyv::Archive,
-    rkyv::Serialize,
-    rkyv::Deserialize,
-)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, Archive, RkyvSerialize, RkyvDeserialize)]
 struct Req {
     package: String,
     range: Range,
 }
 
 /// `OpaqueProperty`: its type and its value's JSON text.
-#[derive(
-    Debug,
-    PartialEq,
-    serde::Serialize,
-    serde::Deserialize,
-    rkyv::Archive,
-    rkyv::Serialize,
-    rkyv::Deserialize,
-)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, Archive, RkyvSerialize, RkyvDeserialize)]
 struct Prop {
     kind: String,
     value: String,
 }
 
 /// A stored `Bundle`: every field but the compiled constraints.
-#[derive(
-    Debug,
-    PartialEq,
-    serde::Serialize,
-    serde::Deserialize,
-    rkyv::Archive,
-    rkyv::Serialize,
-    rkyv::Deserialize,
-)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, Archive, RkyvSerialize, RkyvDeserialize)]
 struct Bun {
     id: u32,
     catalog: u32,
@@ -238,14 +152,6 @@ struct Bun {
     deprecated: bool,
     properties: Vec<Prop>,
     origin: Orig,
-}
-
-fn runs() -> usize {
-    std::env::var("DEPPY_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(7)
-        .max(1)
 }
 
 /// The catalog and the name of the package the request requires in it.
@@ -288,10 +194,9 @@ fn forms_of(set: &CatalogSet) -> Vec<Forms> {
     let mut out = Vec::new();
     for i in 0..set.packages.len() {
         let package: &Package = set.packages.get(i).expect("a package entry");
-        let bundles: Vec<Bundle> = set
-            .bundles
-            .iter()
-            .filter(|b| b.package == package.id && b.catalog == package.catalog)
+        let bundles: Vec<Bundle> = (set.bundles_of(package.id).iter())
+            .filter_map(|id| set.bundle(*id))
+            .filter(|b| b.catalog == package.catalog)
             .cloned()
             .collect();
         let postcard = encode_entry(package, &bundles).expect("encodes");
@@ -461,7 +366,7 @@ fn warm_request(dir: &Path, require: &str, runs: usize) -> Warm {
 
 fn main() {
     let (dir, require) = catalog();
-    let runs = runs();
+    let runs = timing::runs_or(7);
     let t = Instant::now();
     let set = CatalogSet::load(
         &[CatalogSource {

@@ -8,7 +8,7 @@ use std::fmt::Write;
 use super::analyze::{Analysis, analyze};
 use super::lex::{Tok, Token, print};
 use super::parse::{Arg, Clause, Kind, Program, Relation, Rule};
-use super::plan::{Catalog, Pattern, Planner, snake};
+use super::plan::{Catalog, Pattern, Planner, is_test, snake};
 use super::runtime::RUNTIME;
 use super::tables::{Keep, classify};
 
@@ -330,13 +330,6 @@ fn step_bounds(tables: &[(&String, usize)]) -> (String, String) {
 fn end_step(n: &str, arity: usize) -> String {
     let fields: String = (0..arity).map(|i| format!("t.{i}, ")).collect();
     format!("self.{n}.end_step(__s_{n}, |t| ({fields}));")
-}
-
-/// A pattern with no free argument (each bound, or ignored: `i`) is an existence test:
-/// evaluated where it is asked, up to the first tuple, and kept in no memo (its answer is
-/// one bit, often asked once).
-pub fn is_test(p: &str) -> bool {
-    !p.contains('f')
 }
 
 /// `(k0, k2,)`: the key of pattern `p` from variables named `prefix` + position.

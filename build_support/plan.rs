@@ -61,6 +61,13 @@ pub trait Catalog {
     fn test(&mut self, rel: &str, bound: &[bool]) -> Option<Pattern>;
 }
 
+/// A pattern with no free argument (each bound, or ignored: `i`) is an existence test:
+/// evaluated where it is asked, up to the first tuple, and kept in no memo (its answer is
+/// one bit, often asked once).
+pub fn is_test(p: &str) -> bool {
+    !p.contains('f')
+}
+
 /// `snake_case` of a relation name.
 pub fn snake(name: &str) -> String {
     let mut s = String::new();
@@ -416,6 +423,11 @@ impl<'r> Planner<'r> {
     fn demanded(&mut self, a: &Atom, p: &str) {
         let name = format!("{}_{p}", snake(&a.rel));
         let call = format!("self.q_{name}({})", key_args(a, p).join(", "));
+        if is_test(p) {
+            let not = if a.negated { "!" } else { "" };
+            self.nest.push(format!("if {not}{call} {{"), 1);
+            return;
+        }
         let rest: Vec<usize> = p
             .char_indices()
             .filter(|(_, c)| *c == 'f')
@@ -426,11 +438,6 @@ impl<'r> Planner<'r> {
             .iter()
             .all(|x| matches!(x, Arg::Ignored) || self.is_bound(x));
         let t = self.fresh();
-        if super::emit::is_test(p) {
-            let not = if a.negated { "!" } else { "" };
-            self.nest.push(format!("if {not}{call} {{"), 1);
-            return;
-        }
         if all_bound {
             let (names, tests, _) = self.bind(a, &rest);
             let fields: Vec<String> = rest

@@ -1,4 +1,5 @@
-//! Timing helpers shared by the benchmarks: the median of a closure's run times.
+//! Timing helpers shared by the benchmarks: how many runs, the median of a closure's run
+//! times.
 
 use std::time::{Duration, Instant};
 
@@ -21,4 +22,14 @@ pub fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
             })
             .collect(),
     )
+}
+
+/// The number of runs: `DEPPY_BENCH_RUNS` when set to a number, else `default` (at least 1).
+#[allow(dead_code)] // benches with a fixed run count include this file too
+pub fn runs_or(default: usize) -> usize {
+    std::env::var("DEPPY_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+        .max(1)
 }
