@@ -15,7 +15,8 @@
 //! - `deppy resolve --catalog big=DIR --require rabbitmq-messaging-topology-operator-r7 -o
 //!   json`: cold (no cache), cold filling a fresh cache, warm (cache filled);
 //! - `deppy cluster resolve` of a state with four CatalogSources bound to the four parts and
-//!   a Subscription in each of four namespaces: the same three ways;
+//!   a Subscription in each of four namespaces, without CRDs and with one to check (which
+//!   reads the bundles' manifests): the same three ways;
 //! - cold against the floor of reading every file and parsing it into `serde_json::Value` in
 //!   this process (one thread, and two threads over halves of the files), and the same for
 //!   the YAML files (serde-saphyr into `serde_json::Value`); deppy on one thread runs under
@@ -24,6 +25,8 @@
 //! Every figure is printed next to its target. Medians of RUNS runs (DEPPY_BENCH_RUNS), the
 //! modes alternated round by round; DEPPY_BENCH_QUICK=1 runs fewer.
 
+#[path = "big_catalogs/cluster.rs"]
+mod cluster;
 #[path = "support/timing.rs"]
 #[allow(dead_code)] // `time`: this bench times processes, not closures
 mod timing;
@@ -377,31 +380,6 @@ fn three_ways(args: &[String], cache_root: &Path, runs: usize) -> [(f64, Option<
     [summary(&cold), summary(&fill), summary(&warm)]
 }
 
-fn cluster_state(dir: &Path) -> PathBuf {
-    let mut items = Vec::new();
-    for part in 0..PARTS {
-        items.push(format!(
-            "- apiVersion: operators.coreos.com/v1alpha1\n  kind: CatalogSource\n  metadata: {{name: big-{part}, namespace: openshift-marketplace}}\n  spec: {{sourceType: grpc, image: example.com/big:{part}}}\n"
-        ));
-    }
-    for part in 0..PARTS {
-        let pkg = Rename(part * PER_PART + REPLICA).package(REQUIRE);
-        items.push(format!(
-            "- apiVersion: operators.coreos.com/v1\n  kind: OperatorGroup\n  metadata: {{name: og, namespace: ns{part}}}\n  spec: {{}}\n- apiVersion: operators.coreos.com/v1alpha1\n  kind: Subscription\n  metadata: {{name: s{part}, namespace: ns{part}}}\n  spec: {{channel: stable, name: {pkg}, source: big-{part}, sourceNamespace: openshift-marketplace}}\n"
-        ));
-    }
-    let path = dir.join("cluster.yaml");
-    std::fs::write(
-        &path,
-        format!(
-            "apiVersion: v1\nkind: List\nmetadata: {{resourceVersion: \"\"}}\nitems:\n{}",
-            items.concat()
-        ),
-    )
-    .expect("state");
-    path
-}
-
 fn line(what: &str, figure: String, target: String) {
     println!("{what:<58} {figure:>22}   target: {target}");
 }
@@ -603,60 +581,26 @@ fn main() {
         ),
     );
 
-    // deppy cluster resolve on four bound catalogs.
-    let state = cluster_state(&out);
-    let mut cargs = vec![
-        "cluster".to_string(),
-        "resolve".into(),
-        state.display().to_string(),
-    ];
-    for part in 0..PARTS {
-        cargs.push("--catalog".into());
-        cargs.push(format!(
-            "openshift-marketplace/big-{part}={}",
-            x80.join(format!("part{part}")).display()
-        ));
+    // deppy cluster resolve on four bound catalogs, without and with CRDs to check.
+    for crds in [false, true] {
+        cluster::rows(&out, &cache_root, runs, (ms(fl80_2), b80), crds);
     }
-    cargs.extend(["--global-namespace".into(), "openshift-marketplace".into()]);
-    cargs.extend(["-o".into(), "json".into()]);
-    println!("\ndeppy cluster resolve, four namespaces, four bound catalogs (x80 as four parts)");
-    let [cold, fill, warm] = three_ways(&cargs, &cache_root.join("cluster"), runs.min(5));
-    line(
-        "cluster: cold",
-        format!("{:.0} ms {} MB", cold.0, fmt_peak(cold.1)),
-        format!(
-            "<= 1.2x floor: {:.2}x; peak <= 0.6x catalogs: {}",
-            cold.0 / ms(fl80_2),
-            cold.1
-                .map_or("n/a".into(), |p| format!("{:.2}x", p / mb(b80)))
-        ),
-    );
-    line(
-        "cluster: cold, filling the cache",
-        format!("{:.0} ms {} MB", fill.0, fmt_peak(fill.1)),
-        "(no target)".into(),
-    );
-    line(
-        "cluster: warm",
-        format!("{:.1} ms {} MB", warm.0, fmt_peak(warm.1)),
-        format!(
-            "<= {:.0} ms and <= {:.0} MB (1.2x the x20 warm target)",
-            1.2 * 100.0,
-            1.2 * 60.0
-        ),
-    );
     decode_costs(&x20, &cache_root.join("r20/warm"), &require);
-    let entries = std::fs::read_dir(cache_root.join("r20/warm"))
-        .map(|rd| {
+    let size = |ext: &str| {
+        std::fs::read_dir(cache_root.join("r20/warm")).map_or(0, |rd| {
             rd.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == ext))
                 .map(|e| e.metadata().map_or(0, |m| m.len()))
                 .sum::<u64>()
         })
-        .unwrap_or(0);
+    };
+    let (records, heavy) = (size("bin"), size("heavy"));
     println!(
-        "\ncatalog cache of x20: {:.1} MB ({:.1}% of the catalog)",
-        mb(entries),
-        100.0 * entries as f64 / b20 as f64
+        "\ncatalog cache of x20: records and set {:.1} MB ({:.1}% of the catalog); heavy values {:.1} MB ({:.1}%)",
+        mb(records),
+        100.0 * records as f64 / b20 as f64,
+        mb(heavy),
+        100.0 * heavy as f64 / b20 as f64
     );
     println!(
         "bench/compare's 10k rows (warm process, library request) come from `bash bench/compare/run.sh --sizes 1000,10000`."

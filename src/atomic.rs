@@ -274,6 +274,19 @@ impl AtomicFile {
         Ok(out)
     }
 
+    /// Writes `bytes` over the start of the file written so far (a header of fixed width
+    /// whose contents are known only at the end).
+    pub(crate) fn rewrite_start(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        use std::io::Seek;
+        match &mut self.tmp {
+            Some((_, f)) => {
+                f.seek(std::io::SeekFrom::Start(0))?;
+                f.write_all(bytes)
+            }
+            None => Err(std::io::Error::other("already committed")),
+        }
+    }
+
     /// The destination.
     pub fn path(&self) -> &Path {
         &self.path

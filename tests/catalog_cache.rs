@@ -222,11 +222,13 @@ fn a_cluster_loads_its_catalogs_once_for_every_namespace() {
     }
 }
 
-/// Flips 200 bytes in the middle of the largest file of the cache directory `dir` (the
-/// catalog set's entry, whose middle lies among its package entries); returns its path.
+/// Flips 200 bytes in the middle of the largest entry of the cache directory `dir` (the
+/// catalog set's, whose middle lies among its package entries; heavy values' entries
+/// aside); returns its path.
 fn damage_largest_entry(dir: &Path) -> std::path::PathBuf {
     let mut files: Vec<(u64, std::path::PathBuf)> = walk(dir)
         .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "bin"))
         .map(|p| (std::fs::metadata(&p).expect("stat").len(), p))
         .collect();
     files.sort();

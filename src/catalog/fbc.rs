@@ -10,9 +10,12 @@ mod docs;
 mod files;
 mod fingerprint;
 mod gvk_table;
+mod heavy;
+pub(in crate::catalog) mod heavy_store;
 pub mod limits;
 mod locate;
 mod parse;
+mod records;
 mod set_cache;
 mod shared;
 mod yaml;
@@ -27,7 +30,7 @@ use super::error::LoadError;
 use super::set::{CatalogInfo, CatalogSet, CatalogSource};
 use super::walk::{self, Kind, Root};
 use convert::Records;
-use parse::FileCtx;
+use parse::{Format, format_of};
 
 pub(crate) use crate::yaml::{yaml_message, yaml_options};
 pub use files::{FileCache, SourceFile, read_catalog};
@@ -45,6 +48,11 @@ pub struct LoadOptions {
     /// [`super::Bundle::properties`]. Off by default: they are skipped without being parsed
     /// into trees. Light opaque properties are always kept.
     pub keep_heavy_properties: bool,
+    /// Keep `olm.bundle.object` values (a bundle's manifests) in
+    /// [`super::Bundle::properties`], without the other heavy kind: what the cluster's CRD
+    /// check reads, when no cache directory holds them ([`CatalogSet::bundle_properties`]).
+    /// Implied by `keep_heavy_properties`.
+    pub keep_bundle_objects: bool,
     /// Keep each file's parsed records in this directory and reuse them while the file is
     /// unchanged (the catalog cache: a corrupt or stale entry is rebuilt, never trusted);
     /// `None` parses every time. A file is taken to be unchanged when its metadata (size,
@@ -62,10 +70,15 @@ pub struct LoadOptions {
     pub content_keys: std::collections::BTreeMap<PathBuf, String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Format {
-    Json,
-    Yaml,
+impl LoadOptions {
+    /// Which heavy values these options keep in memory.
+    pub(crate) fn keep(&self) -> heavy::Keep {
+        match (self.keep_heavy_properties, self.keep_bundle_objects) {
+            (true, _) => heavy::Keep::All,
+            (false, true) => heavy::Keep::Objects,
+            (false, false) => heavy::Keep::None,
+        }
+    }
 }
 
 /// One file to read, with its catalog.
@@ -76,14 +89,6 @@ struct FileJob {
     /// The text, when it is not read from `path` (a catalog rendered from bundle
     /// directories).
     text: Option<String>,
-}
-
-fn format_of(path: &Path) -> Option<Format> {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("json") => Some(Format::Json),
-        Some("yaml" | "yml") => Some(Format::Yaml),
-        _ => None,
-    }
 }
 
 fn io_error(path: &Path, source: std::io::Error) -> LoadError {
@@ -279,39 +284,13 @@ fn parse_maybe_cached(
     bytes: &[u8],
     format: Option<Format>,
 ) -> Result<Records, LoadError> {
-    let keep = opts.keep_heavy_properties;
+    let keep = opts.keep();
     match &opts.cache_dir {
-        Some(dir) => cache::parse_cached(dir, file, bytes, keep, || {
-            parse_bytes(file, bytes, format, keep)
+        Some(dir) => cache::parse_cached(dir, file, bytes, keep, |h| {
+            records::parse_bytes(file, bytes, format, h)
         }),
-        None => parse_bytes(file, bytes, format, keep),
+        None => records::parse_bytes(file, bytes, format, keep.heavy()),
     }
-}
-
-fn parse_bytes(
-    file: &str,
-    bytes: &[u8],
-    format: Option<Format>,
-    keep_heavy: bool,
-) -> Result<Records, LoadError> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let ctx = FileCtx { file };
-    let format = format.unwrap_or_else(|| match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
-        Some(b'{') => Format::Json,
-        _ => Format::Yaml,
-    });
-    let mut recs = Records::default();
-    match (format, keep_heavy) {
-        (Format::Json, _) => parse::parse_json(&ctx, bytes, &mut |o, d| recs.add(o, d, keep_heavy)),
-        (Format::Yaml, true) => {
-            yaml::parse_yaml::<true>(&ctx, bytes, &mut |o, d| recs.add(o, d, true))
-        }
-        (Format::Yaml, false) => {
-            yaml::parse_yaml::<false>(&ctx, bytes, &mut |o, d| recs.add(o, d, false))
-        }
-    }?;
-    recs.finish_file();
-    Ok(recs)
 }
 
 impl CatalogSet {

@@ -1,13 +1,17 @@
 //! The merged view of every loaded catalog, with interned ids and lookup indexes.
 
+use std::borrow::Cow;
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap;
 
-use super::error::Warning;
+use super::error::{LoadError, Warning};
 use super::intern::Interner;
-use super::model::{Bundle, BundleId, CatalogId, Deprecation, Gvk, GvkId, Package, PackageId};
+use super::model::{
+    Bundle, BundleId, CatalogId, Deprecation, Gvk, GvkId, OpaqueProperty, Origin, Package,
+    PackageId,
+};
 use super::table::{Bundles, Packages};
 
 /// A catalog to load: a name, a file or directory, and a priority (higher is preferred).
@@ -75,6 +79,31 @@ pub struct CatalogSet {
     pub(crate) package_names: Interner<String>,
     pub(crate) gvks: Interner<Gvk>,
     pub(crate) index: Index,
+    /// Where the heavy property values left out of memory are, for a set loaded through the
+    /// catalog cache without keeping them ([`CatalogSet::bundle_properties`]).
+    pub(crate) heavy: Option<Arc<dyn HeavyValues>>,
+}
+
+/// The heavy values of one bundle: (position among its opaque properties, property), in
+/// document order.
+pub(crate) type Values = Vec<(usize, OpaqueProperty)>;
+
+/// Where a set loaded without its heavy property values finds a bundle's.
+pub(crate) trait HeavyValues: std::fmt::Debug + Send + Sync {
+    /// The heavy values of the bundle whose document is at `origin`.
+    fn values(&self, origin: &Origin) -> Result<Values, LoadError>;
+}
+
+/// A bundle's properties with its heavy values put back where the document had them.
+pub(crate) fn merge(light: &[OpaqueProperty], mut heavy: Values) -> Vec<OpaqueProperty> {
+    let mut out = light.to_vec();
+    out.reserve(heavy.len());
+    // Recorded in document order, each at its position counting those before it.
+    for (position, p) in heavy.drain(..) {
+        let at = position.min(out.len());
+        out.insert(at, p);
+    }
+    out
 }
 
 /// Lookup tables built once after loading. Package and GVK ids are dense (interned from 0),
@@ -134,6 +163,27 @@ impl CatalogSet {
     /// The bundle with this id.
     pub fn bundle(&self, id: BundleId) -> Option<&Bundle> {
         self.bundles.get(id.0 as usize)
+    }
+
+    /// Every opaque property of a bundle, heavy ones (`olm.csv.metadata`,
+    /// `olm.bundle.object`) included, in the order of its document. A set that kept them
+    /// ([`crate::advanced::catalog::LoadOptions::keep_heavy_properties`]) has them in
+    /// [`Bundle::properties`]; one loaded through the catalog cache without them reads the
+    /// bundle's back from the cache, or from its catalog file when the cache lacks them
+    /// (the file must still hold what was loaded). Any other set has none to add. None for
+    /// an id from another set.
+    pub fn bundle_properties(
+        &self,
+        id: BundleId,
+    ) -> Option<Result<Cow<'_, [OpaqueProperty]>, LoadError>> {
+        let b = self.bundle(id)?;
+        let Some(store) = &self.heavy else {
+            return Some(Ok(Cow::Borrowed(&b.properties)));
+        };
+        Some(store.values(&b.origin).map(|heavy| match heavy.is_empty() {
+            true => Cow::Borrowed(&b.properties[..]),
+            false => Cow::Owned(merge(&b.properties, heavy)),
+        }))
     }
 
     /// The name of a package id ("?" for an id from another set).

@@ -161,11 +161,13 @@ pub fn resolve_cluster(
     let meter = Meter::new(opts.solve.deadline_from(Instant::now()), None);
     let plans = plan_within(state, bindings, opts, &meter)?;
     let crds = super::crd::ClusterCrds::read(state)?;
-    // A bundle's `olm.bundle.object` properties are its manifests: kept only when there
-    // are CRDs to check them against.
+    // A bundle's `olm.bundle.object` properties are its manifests, needed only when there
+    // are CRDs to check them against: then read back from the catalog cache, where a load
+    // through it streams them, or else kept in memory.
     let keyed = keyed_by_digest(&opts.load, bindings);
     let load = LoadOptions {
-        keep_heavy_properties: opts.load.keep_heavy_properties || !crds.is_empty(),
+        keep_bundle_objects: opts.load.keep_bundle_objects
+            || (!crds.is_empty() && keyed.cache_dir.is_none()),
         ..keyed.clone()
     };
     let resolvers = load_resolvers(&plans, &load, &opts.solve)?;

@@ -1,6 +1,7 @@
 //! A bundle's properties, from its `olm.bundle` document to a [`BundleRec`]: the typed ones
 //! (package, APIs, labels, requirements) checked and interned, constraints and alias forms
-//! kept raw for the constraint parser, heavy ones dropped unless asked for, the rest opaque.
+//! kept raw for the constraint parser, heavy ones dropped, kept or streamed as asked, the
+//! rest opaque.
 
 use std::borrow::Cow;
 
@@ -8,6 +9,7 @@ use serde_json::value::RawValue;
 
 use super::convert::{BundleRec, Records};
 use super::docs::{FlatProps, Kind, LooseStr, Prop, PropVal};
+use super::heavy::{BUNDLE_OBJECT, Heavy};
 use crate::catalog::error::{LoadError, WarningKind};
 use crate::catalog::model::{OpaqueProperty, Origin, PackageRequirement};
 use crate::range::VersionRange;
@@ -52,6 +54,8 @@ pub(super) struct BundleBuilder {
     constraint_sources: Vec<(String, String, Box<RawValue>)>,
     deprecated: bool,
     properties: Vec<OpaqueProperty>,
+    /// Heavy values streamed so far (not in `properties`).
+    streamed: usize,
 }
 
 impl BundleBuilder {
@@ -61,7 +65,7 @@ impl BundleBuilder {
         origin: &Origin,
         i: usize,
         p: Prop<'_>,
-        keep_heavy: bool,
+        heavy: &mut Heavy<'_>,
     ) -> Result<(), LoadError> {
         let Some(kind_name) = p.kind.filter(|k| !k.is_empty()) else {
             let msg = "property has no `type`; ignored".to_string();
@@ -116,7 +120,7 @@ impl BundleBuilder {
                 Ok(())
             }
             Kind::Constraint | Kind::Heavy | Kind::Other => {
-                self.opaque(kind, kind_name, p.value, keep_heavy);
+                self.opaque(kind, kind_name, p.value, heavy, origin.document);
                 Ok(())
             }
             _ => {
@@ -131,10 +135,23 @@ impl BundleBuilder {
         kind: Kind,
         kind_name: Cow<'_, str>,
         value: PropVal<'_>,
-        keep_heavy: bool,
+        heavy: &mut Heavy<'_>,
+        document: usize,
     ) {
-        if kind == Kind::Heavy && !keep_heavy {
-            return;
+        if kind == Kind::Heavy {
+            match heavy {
+                Heavy::Keep => {}
+                Heavy::KeepObjects if kind_name == BUNDLE_OBJECT => {}
+                Heavy::Drop | Heavy::KeepObjects => return,
+                Heavy::Stream(sink) => {
+                    if let PropVal::Raw(raw) = value {
+                        let position = self.properties.len() + self.streamed;
+                        sink.value(document, position, &kind_name, raw.get());
+                        self.streamed += 1;
+                    }
+                    return;
+                }
+            }
         }
         let Some(raw) = value.into_raw() else { return };
         if kind == Kind::Constraint {

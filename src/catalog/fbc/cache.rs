@@ -20,6 +20,7 @@ use std::path::Path;
 
 use super::convert::{BundleRec, ChannelRec, DeprecationRec, PackageRec, Records};
 use super::gvk_table::GvkTable;
+use super::heavy::{Heavy, Keep};
 use crate::catalog::error::{LoadError, Warning};
 use crate::parallel::parallel_map;
 
@@ -31,12 +32,12 @@ const MAGIC: &str = "deppy-catalog-cache";
 pub(crate) const FORMAT: u32 = 6;
 
 /// The key of a file's entry: its path and the BLAKE3 hash of its contents.
-fn key(file: &str, content: &blake3::Hash, keep_heavy: bool) -> blake3::Hash {
+fn key(file: &str, content: &blake3::Hash, keep: Keep) -> blake3::Hash {
     let mut h = blake3::Hasher::new();
     h.update(MAGIC.as_bytes());
     h.update(&FORMAT.to_le_bytes());
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
-    h.update(&[u8::from(keep_heavy)]);
+    h.update(&[keep.tag()]);
     h.update(&(file.len() as u64).to_le_bytes());
     h.update(file.as_bytes());
     h.update(content.as_bytes());
@@ -50,28 +51,29 @@ pub(crate) fn parse_cached(
     dir: &Path,
     file: &str,
     bytes: &[u8],
-    keep_heavy: bool,
-    parse: impl FnOnce() -> Result<Records, LoadError>,
+    keep: Keep,
+    parse: impl FnOnce(Heavy<'_>) -> Result<Records, LoadError>,
 ) -> Result<Records, LoadError> {
-    records_cached(dir, file, &blake3::hash(bytes), keep_heavy, parse)
+    records_cached(dir, file, &blake3::hash(bytes), keep, parse)
 }
 
 /// The records of `file`, whose contents hash to `content`: from the cache in `dir` when a
-/// sound entry exists (the file is not read), else from `parse`, then stored.
+/// sound entry exists (the file is not read), else from `parse` (told which heavy values to
+/// keep), then stored.
 pub(crate) fn records_cached(
     dir: &Path,
     file: &str,
     content: &blake3::Hash,
-    keep_heavy: bool,
-    parse: impl FnOnce() -> Result<Records, LoadError>,
+    keep: Keep,
+    parse: impl FnOnce(Heavy<'_>) -> Result<Records, LoadError>,
 ) -> Result<Records, LoadError> {
-    let key = key(file, content, keep_heavy);
+    let key = key(file, content, keep);
     through(
         dir,
         &key,
         &format!("for {file}"),
         decode_payload,
-        parse,
+        || parse(keep.heavy()),
         |records| Some(encode(&key, records).map_err(Into::into)),
     )
 }
@@ -228,6 +230,16 @@ fn decode_payload(payload: &[u8]) -> Result<Records, String> {
 
 /// The payload of an entry, checked against the key and against its own hash.
 pub(super) fn check<'e>(entry: &'e [u8], key: &blake3::Hash) -> Result<&'e [u8], String> {
+    check_as(entry, key, MAGIC)
+}
+
+/// As [`check`], for an entry whose header's first word is `kind` (the length may be
+/// written with leading zeros: a header of fixed width).
+pub(super) fn check_as<'e>(
+    entry: &'e [u8],
+    key: &blake3::Hash,
+    kind: &str,
+) -> Result<&'e [u8], String> {
     let newline = entry
         .iter()
         .position(|b| *b == b'\n')
@@ -239,15 +251,13 @@ pub(super) fn check<'e>(entry: &'e [u8], key: &blake3::Hash) -> Result<&'e [u8],
     let [magic, format, entry_key, hash, len] = words[..] else {
         return Err("malformed header".to_string());
     };
-    if magic != MAGIC || format != FORMAT.to_string() {
-        return Err(format!(
-            "format {magic} {format}, expected {MAGIC} {FORMAT}"
-        ));
+    if magic != kind || format != FORMAT.to_string() {
+        return Err(format!("format {magic} {format}, expected {kind} {FORMAT}"));
     }
     if entry_key != key.to_hex().as_str() {
         return Err("key does not match the file".to_string());
     }
-    if len != payload.len().to_string() {
+    if len.parse::<usize>().ok() != Some(payload.len()) {
         return Err(format!(
             "payload is {} bytes, header says {len} (truncated?)",
             payload.len()
@@ -342,15 +352,16 @@ fn raw(text: String) -> Result<Box<serde_json::value::RawValue>, serde_json::Err
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::fbc::{Format, parse_bytes};
+    use crate::catalog::fbc::parse::Format;
+    use crate::catalog::fbc::records::parse_bytes;
 
     const DOC: &str = r#"{"schema":"olm.package","name":"a","defaultChannel":"stable"}
 {"schema":"olm.channel","package":"a","name":"stable","entries":[{"name":"a.v1.0.0"}]}
 {"schema":"olm.bundle","name":"a.v1.0.0","package":"a","image":"i","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}},{"type":"olm.constraint","value":{"failureMessage":"m","package":{"packageName":"b","versionRange":">=1.0.0"}}},{"type":"olm.maxOpenShiftVersion","value":"4.22"},{"type":"olm.any.required","value":{"any":[{"package":{"packageName":"c","versionRange":"<2"}}]}}]}
 "#;
 
-    fn parse() -> Result<Records, LoadError> {
-        parse_bytes("c.json", DOC.as_bytes(), Some(Format::Json), false)
+    fn parse(heavy: Heavy<'_>) -> Result<Records, LoadError> {
+        parse_bytes("c.json", DOC.as_bytes(), Some(Format::Json), heavy)
     }
 
     fn summary(r: &Records) -> String {
@@ -360,20 +371,20 @@ mod tests {
     #[test]
     fn a_hit_gives_the_parsed_records_without_parsing() {
         let dir = tempfile::tempdir().unwrap();
-        let first = parse_cached(dir.path(), "c.json", DOC.as_bytes(), false, parse).unwrap();
-        let second = parse_cached(dir.path(), "c.json", DOC.as_bytes(), false, || {
+        let first = parse_cached(dir.path(), "c.json", DOC.as_bytes(), Keep::None, parse).unwrap();
+        let second = parse_cached(dir.path(), "c.json", DOC.as_bytes(), Keep::None, |_| {
             panic!("parsed again")
         })
         .unwrap();
         assert_eq!(summary(&first), summary(&second));
-        assert_eq!(summary(&first), summary(&parse().unwrap()));
+        assert_eq!(summary(&first), summary(&parse(Heavy::Drop).unwrap()));
     }
 
     #[test]
     fn raw_values_survive_the_binary_payload() {
         let dir = tempfile::tempdir().unwrap();
-        parse_cached(dir.path(), "c.json", DOC.as_bytes(), false, parse).unwrap();
-        let hit = parse_cached(dir.path(), "c.json", DOC.as_bytes(), false, || {
+        parse_cached(dir.path(), "c.json", DOC.as_bytes(), Keep::None, parse).unwrap();
+        let hit = parse_cached(dir.path(), "c.json", DOC.as_bytes(), Keep::None, |_| {
             panic!("parsed again")
         })
         .unwrap();
@@ -398,19 +409,19 @@ mod tests {
     #[test]
     fn a_changed_file_or_option_misses() {
         let dir = tempfile::tempdir().unwrap();
-        parse_cached(dir.path(), "c.json", DOC.as_bytes(), false, parse).unwrap();
+        parse_cached(dir.path(), "c.json", DOC.as_bytes(), Keep::None, parse).unwrap();
         let changed = DOC.replace("1.0.0", "1.0.1");
         let mut parsed = false;
-        parse_cached(dir.path(), "c.json", changed.as_bytes(), false, || {
+        parse_cached(dir.path(), "c.json", changed.as_bytes(), Keep::None, |h| {
             parsed = true;
-            parse()
+            parse(h)
         })
         .unwrap();
         assert!(parsed, "a changed file was served from the cache");
         let mut parsed = false;
-        parse_cached(dir.path(), "c.json", DOC.as_bytes(), true, || {
+        parse_cached(dir.path(), "c.json", DOC.as_bytes(), Keep::All, |h| {
             parsed = true;
-            parse()
+            parse(h)
         })
         .unwrap();
         assert!(parsed, "other load options were served from the cache");
@@ -419,7 +430,7 @@ mod tests {
     #[test]
     fn corrupt_or_truncated_entries_are_rebuilt() {
         let dir = tempfile::tempdir().unwrap();
-        parse_cached(dir.path(), "c.json", DOC.as_bytes(), false, parse).unwrap();
+        parse_cached(dir.path(), "c.json", DOC.as_bytes(), Keep::None, parse).unwrap();
         let entry = std::fs::read_dir(dir.path())
             .unwrap()
             .next()
@@ -434,13 +445,13 @@ mod tests {
         for bad in [flipped, truncated, b"garbage".to_vec(), Vec::new()] {
             std::fs::write(&entry, &bad).unwrap();
             let mut parsed = false;
-            let r = parse_cached(dir.path(), "c.json", DOC.as_bytes(), false, || {
+            let r = parse_cached(dir.path(), "c.json", DOC.as_bytes(), Keep::None, |h| {
                 parsed = true;
-                parse()
+                parse(h)
             })
             .unwrap();
             assert!(parsed, "a bad entry was trusted");
-            assert_eq!(summary(&r), summary(&parse().unwrap()));
+            assert_eq!(summary(&r), summary(&parse(Heavy::Drop).unwrap()));
             assert_eq!(std::fs::read(&entry).unwrap(), good, "entry not rebuilt");
         }
     }
@@ -471,9 +482,9 @@ mod tests {
     fn bundles_in_several_chunks_come_back_in_order() {
         let dir = tempfile::tempdir().unwrap();
         let doc = many(2 * CHUNK + 7);
-        let fresh = || parse_bytes("m.json", doc.as_bytes(), Some(Format::Json), false);
-        let first = parse_cached(dir.path(), "m.json", doc.as_bytes(), false, fresh).unwrap();
-        let hit = parse_cached(dir.path(), "m.json", doc.as_bytes(), false, || {
+        let fresh = |h: Heavy<'_>| parse_bytes("m.json", doc.as_bytes(), Some(Format::Json), h);
+        let first = parse_cached(dir.path(), "m.json", doc.as_bytes(), Keep::None, fresh).unwrap();
+        let hit = parse_cached(dir.path(), "m.json", doc.as_bytes(), Keep::None, |_| {
             panic!("parsed again")
         })
         .unwrap();
@@ -492,8 +503,8 @@ mod tests {
 
     #[test]
     fn a_chunk_that_does_not_decode_rejects_the_entry() {
-        let records = parse().unwrap();
-        let key = key("c.json", &blake3::hash(DOC.as_bytes()), false);
+        let records = parse(Heavy::Drop).unwrap();
+        let key = key("c.json", &blake3::hash(DOC.as_bytes()), Keep::None);
         let good = encode(&key, &records).unwrap();
         assert!(decode(&good, &key).is_ok());
         // A payload whose hash checks out but whose one chunk is not a list of bundles.
@@ -509,7 +520,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let not_a_dir = dir.path().join("file");
         std::fs::write(&not_a_dir, "x").unwrap();
-        let r = parse_cached(&not_a_dir, "c.json", DOC.as_bytes(), false, parse).unwrap();
-        assert_eq!(summary(&r), summary(&parse().unwrap()));
+        let r = parse_cached(&not_a_dir, "c.json", DOC.as_bytes(), Keep::None, parse).unwrap();
+        assert_eq!(summary(&r), summary(&parse(Heavy::Drop).unwrap()));
     }
 }

@@ -13,15 +13,19 @@
 //! the same pass.
 
 use std::path::Path;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use super::fingerprint::{self, Fingerprints, Stamp};
+use super::heavy::Keep;
+use super::heavy_store::{Basis, HeavyFile, HeavyStore};
+use super::parse::format_of;
+use super::records::parse_bytes;
 use super::set_cache::{self, Contents};
-use super::{
-    FileJob, LoadOptions, Walked, cache, collect_files, collect_files_walked, format_of, limits,
-    parse_bytes,
-};
+use super::{FileJob, LoadOptions, Walked, cache, collect_files, collect_files_walked, limits};
 use crate::catalog::error::LoadError;
-use crate::catalog::set::{CatalogInfo, CatalogSet, CatalogSource};
+use crate::catalog::set::{CatalogInfo, CatalogSet, CatalogSource, HeavyValues};
 use crate::parallel::parallel_map;
 use crate::progress::Tracker;
 
@@ -141,7 +145,8 @@ pub(super) fn load(
         let (again, again_opts) = (sources.to_vec(), opts.clone());
         let reload: set_cache::Reload =
             Box::new(move || CatalogSet::load(&again, &again_opts).map_err(|e| e.to_string()));
-        if let Some(set) = set_cache::lookup(dir, &key, Some(reload)) {
+        if let Some(mut set) = set_cache::lookup(dir, &key, Some(reload)) {
+            set.heavy = heavy_store(jobs, &known, &given, dir, opts);
             write_prints(prints, dir);
             super::note_loaded(&infos, "read back from the catalog cache");
             return Ok(set);
@@ -167,7 +172,8 @@ pub(super) fn load(
         *k = Known::Hash(hash);
         files.push((j.catalog, recs));
     }
-    let set = super::assemble_files(infos.clone(), files)?;
+    let mut set = super::assemble_files(infos.clone(), files)?;
+    set.heavy = heavy_store(jobs, &known, &given, dir, opts);
     super::note_loaded(&infos, &format!("assembled from {} files", jobs.len()));
     if let Some(key) = set_key(&infos, &given, jobs, &known, opts) {
         set_cache::store(dir, &key, &set);
@@ -226,7 +232,43 @@ fn set_key(
         };
         catalogs.push((info, contents));
     }
-    Some(set_cache::key(&catalogs, opts.keep_heavy_properties))
+    Some(set_cache::key(&catalogs, opts.keep()))
+}
+
+/// Where the heavy values of a set loaded without them are: each file read from a path,
+/// by its name, with its contents' hash (or its catalog's given key). None when the load
+/// keeps them.
+fn heavy_store(
+    jobs: &[FileJob],
+    known: &[Known],
+    given: &[Option<&str>],
+    dir: &Path,
+    opts: &LoadOptions,
+) -> Option<Arc<dyn HeavyValues>> {
+    if opts.keep() != Keep::None {
+        return None;
+    }
+    let mut files = FxHashMap::default();
+    for (j, k) in jobs.iter().zip(known) {
+        if j.text.is_some() {
+            continue;
+        }
+        let basis = match (given.get(j.catalog).copied().flatten(), k) {
+            (Some(g), _) => Basis::Given(g.to_string()),
+            (None, Known::Hash(h)) => Basis::Content(*h),
+            (None, Known::Unread) => continue,
+        };
+        let file = HeavyFile {
+            path: j.path.clone(),
+            format: j.format,
+            basis,
+        };
+        files.insert(j.path.display().to_string(), file);
+    }
+    Some(Arc::new(HeavyStore {
+        dir: dir.to_path_buf(),
+        files,
+    }))
 }
 
 /// Records the fingerprint of every listed file whose hash is known.
@@ -271,10 +313,10 @@ fn records(
     opts: &LoadOptions,
 ) -> Result<(blake3::Hash, super::convert::Records), LoadError> {
     let file = j.path.display().to_string();
-    let keep = opts.keep_heavy_properties;
+    let keep = opts.keep();
     match known {
         Known::Hash(h) => {
-            let recs = cache::records_cached(dir, &file, &h, keep, || {
+            let recs = cache::records_cached(dir, &file, &h, keep, |heavy| {
                 let bytes = read(j)?;
                 if blake3::hash(&bytes) != h {
                     return Err(LoadError::Io {
@@ -284,15 +326,15 @@ fn records(
                         ),
                     });
                 }
-                parse_bytes(&file, &bytes, j.format, keep)
+                parse_bytes(&file, &bytes, j.format, heavy)
             })?;
             Ok((h, recs))
         }
         Known::Unread => {
             let bytes = read(j)?;
             let h = blake3::hash(&bytes);
-            let recs = cache::records_cached(dir, &file, &h, keep, || {
-                parse_bytes(&file, &bytes, j.format, keep)
+            let recs = cache::records_cached(dir, &file, &h, keep, |heavy| {
+                parse_bytes(&file, &bytes, j.format, heavy)
             })?;
             Ok((h, recs))
         }

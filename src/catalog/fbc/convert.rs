@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 use super::bundle_props::{BundleBuilder, value_field};
 use super::docs::{Doc, EntryDoc, Prop};
 use super::gvk_table::{GvkTable, shift};
+use super::heavy::Heavy;
 use super::parse::is_known_schema;
 use crate::catalog::error::{LoadError, Warning, WarningKind};
 use crate::catalog::model::{
@@ -152,7 +153,7 @@ impl Records {
         &mut self,
         origin: Origin,
         doc: Doc<'a, P>,
-        keep_heavy: bool,
+        heavy: &mut Heavy<'_>,
     ) -> Result<(), LoadError> {
         let Some(schema) = doc.schema.as_deref() else {
             return Err(LoadError::MissingSchema { origin });
@@ -160,7 +161,7 @@ impl Records {
         match schema {
             "olm.package" => self.add_package(origin, doc),
             "olm.channel" => self.add_channel(origin, doc),
-            "olm.bundle" => self.add_bundle(origin, doc, keep_heavy),
+            "olm.bundle" => self.add_bundle(origin, doc, heavy),
             "olm.deprecations" => self.add_deprecations(origin, doc),
             other => {
                 debug_assert!(!is_known_schema(other));
@@ -308,13 +309,13 @@ impl Records {
         &mut self,
         origin: Origin,
         doc: Doc<'a, P>,
-        keep_heavy: bool,
+        heavy: &mut Heavy<'_>,
     ) -> Result<(), LoadError> {
         let package = required(&origin, "package", doc.package)?;
         let name = required(&origin, "name", doc.name)?;
         let mut b = BundleBuilder::default();
         for (i, p) in doc.properties.unwrap_or_default().into_iter().enumerate() {
-            b.property(self, &origin, i, p.into(), keep_heavy)?;
+            b.property(self, &origin, i, p.into(), heavy)?;
         }
         let Some((index, pkg_name, version)) = b.package.take() else {
             return Err(LoadError::Invalid {

@@ -8,8 +8,10 @@ use std::sync::{Mutex, PoisonError};
 use rustc_hash::FxHashMap;
 
 use super::convert::Records;
+use super::heavy::{Heavy, Keep};
+use super::parse::format_of;
 use super::set_cache::Contents;
-use super::{FileJob, LoadOptions, collect_files, format_of, parse_maybe_cached};
+use super::{FileJob, LoadOptions, collect_files, parse_maybe_cached};
 use crate::catalog::error::LoadError;
 use crate::catalog::set::{CatalogInfo, CatalogSet, CatalogSource};
 use crate::parallel::parallel_map;
@@ -51,7 +53,12 @@ fn read_file(path: &std::path::Path) -> Result<SourceFile, LoadError> {
         Ok(text) => Ok(SourceFile { path, text }),
         // The parser's own error, so every way of loading a catalog refuses the file alike.
         Err(e) => Err(
-            match super::parse_bytes(&path, e.as_bytes(), format_of(Path::new(&path)), false) {
+            match super::records::parse_bytes(
+                &path,
+                e.as_bytes(),
+                format_of(Path::new(&path)),
+                Heavy::Drop,
+            ) {
                 Err(err) => err,
                 Ok(_) => LoadError::not_utf8(&path, "JSON", e.as_bytes()),
             },
@@ -64,7 +71,7 @@ fn read_file(path: &std::path::Path) -> Result<SourceFile, LoadError> {
 /// with a key drawn at random for each cache, so a file cannot be crafted to collide with
 /// the text it replaces (and be served stale records).
 pub struct FileCache {
-    entries: FxHashMap<String, (blake3::Hash, bool, Records)>,
+    entries: FxHashMap<String, (blake3::Hash, Keep, Records)>,
     key: [u8; 32],
 }
 
@@ -151,7 +158,7 @@ impl CatalogSet {
                     ),
                 });
         let keyed: Vec<(&CatalogInfo, Contents<'_>)> = infos.iter().zip(contents).collect();
-        let key = super::set_cache::key(&keyed, opts.keep_heavy_properties);
+        let key = super::set_cache::key(&keyed, opts.keep());
         // The files are borrowed: a package entry found damaged once read is reported as
         // the set's damage ([`CatalogSet::cache_damage`]), not reloaded.
         if let Some(set) = super::set_cache::lookup(dir, &key, None) {
@@ -186,7 +193,7 @@ impl CatalogSet {
         opts: &LoadOptions,
         cache: &mut FileCache,
     ) -> Result<CatalogSet, LoadError> {
-        let keep = opts.keep_heavy_properties;
+        let keep = opts.keep();
         let files = numbered(catalogs);
         let hashes = parallel_map(&files, |(_, f)| cache.content_hash(&f.text));
         let all: Vec<(usize, &SourceFile, blake3::Hash)> = files

@@ -11,7 +11,7 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_saphyr::Spanned;
 
-use super::{Format, format_of};
+use super::parse::{Format, format_of};
 
 /// One step of a field path such as `properties[2].value.version`.
 #[derive(Debug, PartialEq, Eq)]

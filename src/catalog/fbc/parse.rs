@@ -1,11 +1,37 @@
 //! Splitting files into documents: concatenated JSON objects and `---`-separated YAML
 //! documents, each handed to a sink with its [`Origin`]. Errors carry absolute lines.
 
+use std::path::Path;
+
 use serde_json::value::RawValue;
 
 use super::docs::{Doc, Header, JsonProp};
 use crate::catalog::error::LoadError;
 use crate::catalog::model::Origin;
+
+/// A catalog file's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Format {
+    Json,
+    Yaml,
+}
+
+/// A file's format by its extension, when it tells.
+pub(crate) fn format_of(path: &Path) -> Option<Format> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("json") => Some(Format::Json),
+        Some("yaml" | "yml") => Some(Format::Yaml),
+        _ => None,
+    }
+}
+
+/// A file's format: as given, else JSON when its first character opens an object.
+pub(crate) fn format_of_bytes(format: Option<Format>, bytes: &[u8]) -> Format {
+    format.unwrap_or_else(|| match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => Format::Json,
+        _ => Format::Yaml,
+    })
+}
 
 /// Schemas deppy reads; documents of other schemas are skipped.
 pub(crate) fn is_known_schema(schema: &str) -> bool {

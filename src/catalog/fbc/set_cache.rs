@@ -28,13 +28,14 @@
 //! assembled from the files' entries on every load.
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap;
 use serde_json::value::RawValue;
 
 use super::cache::{self, raw_properties, raw_values};
+use super::heavy::Keep;
 use crate::catalog::ChannelGraph;
 use crate::catalog::error::Warning;
 use crate::catalog::intern::Interner;
@@ -43,7 +44,7 @@ use crate::catalog::model::{
     PackageId, PackageRequirement,
 };
 use crate::catalog::set::{CatalogInfo, CatalogSet, Index};
-use crate::catalog::table::{Bundles, Packages, Unit, UnitSource, UnitSpan, Units};
+use crate::catalog::table::{Bundles, Packages, Unit, UnitSpan, Units};
 use crate::version::Version;
 
 /// First word of a set entry's header.
@@ -58,12 +59,12 @@ pub(crate) enum Contents<'a> {
 }
 
 /// The key of the set loaded from `catalogs`.
-pub(crate) fn key(catalogs: &[(&CatalogInfo, Contents<'_>)], keep_heavy: bool) -> blake3::Hash {
+pub(crate) fn key(catalogs: &[(&CatalogInfo, Contents<'_>)], keep: Keep) -> blake3::Hash {
     let mut h = blake3::Hasher::new();
     h.update(MAGIC.as_bytes());
     h.update(&cache::FORMAT.to_le_bytes());
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
-    h.update(&[u8::from(keep_heavy)]);
+    h.update(&[keep.tag()]);
     let mut text = |t: &[u8]| {
         h.update(&(t.len() as u64).to_le_bytes());
         h.update(t);
@@ -357,25 +358,6 @@ fn header(start: &[u8], key: &blake3::Hash) -> Result<Header, String> {
     })
 }
 
-/// Reads `len` bytes at `offset` of `file`.
-fn read_at(file: &File, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
-    let len = usize::try_from(len).map_err(std::io::Error::other)?;
-    let mut buf = vec![0u8; len];
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileExt;
-        file.read_exact_at(&mut buf, offset)?;
-    }
-    #[cfg(not(unix))]
-    {
-        use std::io::{Read, Seek, SeekFrom};
-        let mut f = file;
-        f.seek(SeekFrom::Start(offset))?;
-        f.read_exact(&mut buf)?;
-    }
-    Ok(buf)
-}
-
 /// The stored set at `path`: its head read and checked, its units left in the file.
 fn open(path: &Path, key: &blake3::Hash, reload: Option<Reload>) -> Result<CatalogSet, Miss> {
     let unusable = |e: std::io::Error| Miss::Unusable(e.to_string());
@@ -388,7 +370,7 @@ fn open(path: &Path, key: &blake3::Hash, reload: Option<Reload>) -> Result<Catal
     }
     let file = File::open(path).map_err(unusable)?;
     let size = file.metadata().map_err(unusable)?.len();
-    let start = read_at(&file, 0, size.min(512)).map_err(unusable)?;
+    let start = store::read_at(&file, 0, size.min(512)).map_err(unusable)?;
     let h = header(&start, key).map_err(Miss::Unusable)?;
     let body_at = h.len.saturating_add(h.head_len);
     if body_at.checked_add(h.body_len) != Some(size) {
@@ -397,14 +379,14 @@ fn open(path: &Path, key: &blake3::Hash, reload: Option<Reload>) -> Result<Catal
             body_at.saturating_add(h.body_len)
         )));
     }
-    let head_bytes = read_at(&file, h.len, h.head_len).map_err(unusable)?;
+    let head_bytes = store::read_at(&file, h.len, h.head_len).map_err(unusable)?;
     if blake3::hash(&head_bytes).to_hex().as_str() != h.head_hash {
         return Err(Miss::Unusable("head hash does not match (corrupt)".into()));
     }
     let head: Head =
         cache::whole(&head_bytes, "head of the catalog set").map_err(Miss::Unusable)?;
     drop(head_bytes);
-    let store = Store {
+    let store = store::Store {
         file,
         path: path.to_path_buf(),
         body_at,
@@ -417,130 +399,9 @@ fn open(path: &Path, key: &blake3::Hash, reload: Option<Reload>) -> Result<Catal
     from_head(head, store, h.body_len).map_err(Miss::Unusable)
 }
 
-/// A stored set's unit reader: the open entry and where its parts lie.
-struct Store {
-    file: File,
-    path: PathBuf,
-    body_at: u64,
-    units: Vec<Extent>,
-    spans: Vec<UnitSpan>,
-    names: Extent,
-    reload: Option<Reload>,
-    /// The set loaded again, once some part of the entry did not check out.
-    reloaded: OnceLock<Result<Reloaded, String>>,
-}
-
-/// The set loaded again from the files, and its units (each with its package entry's
-/// position), which lie where the entry's did.
-struct Reloaded {
-    set: CatalogSet,
-    units: Vec<(UnitSpan, usize)>,
-}
-
-impl Reloaded {
-    fn unit(&self, i: usize) -> Result<Unit, String> {
-        let (span, pos) = self
-            .units
-            .get(i)
-            .ok_or_else(|| format!("no unit {i} in the reloaded set"))?;
-        let from = span.first as usize;
-        let bundles = self
-            .set
-            .bundles
-            .as_slice()
-            .get(from..from + span.count as usize)
-            .ok_or("a reloaded package entry's bundles are out of range")?;
-        let package = self
-            .set
-            .packages
-            .get(*pos)
-            .ok_or("no reloaded package entry")?;
-        Ok(Unit {
-            package: package.clone(),
-            bundles: bundles.to_vec(),
-        })
-    }
-}
-
-impl Store {
-    fn read(&self, e: &Extent, what: &str) -> Result<Vec<u8>, String> {
-        let bytes = read_at(&self.file, self.body_at + e.offset, e.len)
-            .map_err(|err| format!("cannot read {what} of {}: {err}", self.path.display()))?;
-        if blake3::hash(&bytes).as_bytes() != &e.hash {
-            return Err(format!(
-                "{what} of {} does not match its hash (corrupt)",
-                self.path.display()
-            ));
-        }
-        Ok(bytes)
-    }
-
-    /// Unit `i` as stored, checked.
-    fn stored_unit(&self, i: usize) -> Result<Unit, String> {
-        let e = self.units.get(i).ok_or("no such unit")?;
-        decode_unit(&self.read(e, "a package entry")?)
-    }
-
-    /// The set loaded again from the files, the first time some part of the entry did not
-    /// check out (`why`): the entry is removed first, so the reload cannot read it back.
-    fn reloaded(&self, why: &str) -> Result<&Reloaded, String> {
-        let Some(reload) = &self.reload else {
-            return Err(why.to_string());
-        };
-        let reloaded = self.reloaded.get_or_init(|| {
-            log::warn!(
-                "removing damaged catalog cache entry {} ({why}); loading the catalogs from their files",
-                self.path.display()
-            );
-            let _ = std::fs::remove_file(&self.path);
-            let set = reload()?;
-            if set.bundles.units().is_some() {
-                return Err("the reloaded set was read from the catalog cache again".into());
-            }
-            let units = spans_of(&set).ok_or("the reloaded set does not tile")?;
-            if !units.iter().map(|(s, _)| s).eq(self.spans.iter()) {
-                return Err("the catalogs' files no longer give the stored set".into());
-            }
-            Ok(Reloaded { set, units })
-        });
-        reloaded
-            .as_ref()
-            .map_err(|e| format!("{why}; loading the catalogs again: {e}"))
-    }
-}
-
-impl UnitSource for Store {
-    fn decode(&self, i: usize) -> Result<Unit, String> {
-        self.stored_unit(i)
-            .or_else(|why| self.reloaded(&why)?.unit(i))
-    }
-
-    fn names(&self) -> Result<Vec<String>, String> {
-        let stored = self
-            .read(&self.names, "the bundle names")
-            .and_then(|bytes| cache::whole(&bytes, "bundle names"));
-        stored.or_else(|why| {
-            let set = &self.reloaded(&why)?.set;
-            Ok(set.bundles.iter().map(|b| b.name.clone()).collect())
-        })
-    }
-
-    fn damaged(&self, why: &str) {
-        // A failed reload has said so, and removed the entry, already.
-        if self.reloaded.get().is_some() {
-            return;
-        }
-        log::warn!(
-            "removing damaged catalog cache entry {} ({why})",
-            self.path.display()
-        );
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
 /// The set of a checked head, its units left in `store`. Every id the head holds is checked
 /// against the sizes it gives: an entry is never trusted to be consistent.
-fn from_head(head: Head, store: Store, body_len: u64) -> Result<CatalogSet, String> {
+fn from_head(head: Head, store: store::Store, body_len: u64) -> Result<CatalogSet, String> {
     let within = |e: &Extent| {
         e.offset
             .checked_add(e.len)
@@ -601,8 +462,11 @@ fn from_head(head: Head, store: Store, body_len: u64) -> Result<CatalogSet, Stri
             broken_channels: Some(broken),
             ..Index::default()
         },
+        heavy: None,
     })
 }
+
+mod store;
 
 /// Hooks for benchmarks (the `testing` feature).
 #[cfg(feature = "testing")]

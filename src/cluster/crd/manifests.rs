@@ -1,7 +1,7 @@
 //! The CRDs each bundle ships, where the catalog says: bundle directories' `manifests/`
 //! (read once per bound catalog), or a File-Based Catalog bundle's `olm.bundle.object`
-//! properties (base64 of the object, as `opm render` writes them; loaded only when the
-//! state holds CRDs to check against).
+//! properties (base64 of the object, as `opm render` writes them; read only when the state
+//! holds CRDs to check against: kept in memory, or read back from the catalog cache).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -75,10 +75,18 @@ pub(super) fn from_properties(
     let found = set
         .catalog_id(catalog)
         .and_then(|c| set.find_bundle(c, bundle))
-        .and_then(|id| set.bundle(id));
-    let Some(b) = found else { return Ok(None) };
-    let objects: Vec<_> = b
-        .properties
+        .and_then(|id| Some((set.bundle(id)?, set.bundle_properties(id)?)));
+    let Some((b, properties)) = found else {
+        return Ok(None);
+    };
+    let properties = properties.map_err(|e| StateError::Binding {
+        binding: catalog.to_string(),
+        message: format!(
+            "{} bundle {bundle}: its olm.bundle.object values: {e}",
+            b.origin
+        ),
+    })?;
+    let objects: Vec<_> = properties
         .iter()
         .filter(|p| p.kind == "olm.bundle.object")
         .collect();

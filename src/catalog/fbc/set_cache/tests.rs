@@ -1,5 +1,6 @@
 use super::*;
 use crate::catalog::fbc::SourceFile;
+use crate::catalog::table::UnitSource;
 use crate::catalog::{CatalogSource, LoadOptions};
 
 const DOC: &str = r#"{"schema":"olm.package","name":"a","defaultChannel":"stable"}
@@ -82,7 +83,7 @@ fn the_key(text: &str) -> blake3::Hash {
             .map(|f| (f.path.as_str(), blake3::hash(f.text.as_bytes())))
             .collect(),
     );
-    key(&[(&info, contents)], false)
+    key(&[(&info, contents)], Keep::None)
 }
 
 #[test]
@@ -137,8 +138,8 @@ fn a_changed_file_or_source_misses() {
     });
     let files = files(DOC);
     let contents = Contents::Files(vec![(files[0].path.as_str(), blake3::hash(b"x"))]);
-    assert_ne!(key(&[(&info, contents)], false), the_key(DOC));
-    let given = |k: &'static str| key(&[(&info, Contents::Given(k))], false);
+    assert_ne!(key(&[(&info, contents)], Keep::None), the_key(DOC));
+    let given = |k: &'static str| key(&[(&info, Contents::Given(k))], Keep::None);
     assert_ne!(given("sha256:1"), given("sha256:2"));
 }
 
