@@ -94,18 +94,17 @@ impl HeavyWriter {
         };
         let mut out = BufWriter::with_capacity(1 << 16, file);
         let placeholder = header(&key, &blake3::Hash::from_bytes([0; 32]), 0);
-        let mut w = HeavyWriter {
+        if let Err(e) = out.write_all(placeholder.as_bytes()) {
+            log::warn!("cannot write catalog cache entry {}: {e}", path.display());
+            return None;
+        }
+        Some(HeavyWriter {
             key,
-            out: None,
+            out: Some(out),
             hasher: blake3::Hasher::new(),
             len: 0,
             record: Vec::new(),
-        };
-        match out.write_all(placeholder.as_bytes()) {
-            Ok(()) => w.out = Some(out),
-            Err(e) => log::warn!("cannot write catalog cache entry {}: {e}", path.display()),
-        }
-        Some(w)
+        })
     }
 
     /// Renames the entry into place, its header written.
@@ -146,6 +145,7 @@ impl HeavyWriter {
         if let Err(e) = out.write_all(&record) {
             log::warn!("cannot write the heavy values entry {}: {e}", self.key);
             self.out = None;
+            return;
         }
         self.hasher.update(&record);
         self.len += record.len() as u64;
@@ -249,15 +249,32 @@ impl HeavyStore {
         if let Some(w) = writer {
             w.finish();
         }
-        Ok(kept)
+        let origin = || Origin {
+            file: name.to_string(),
+            document,
+            line: None,
+        };
+        kept.into_iter()
+            .map(|(position, kind, json)| {
+                let value = serde_json::value::RawValue::from_string(json).map_err(|e| {
+                    LoadError::Invalid {
+                        origin: origin(),
+                        field: format!("properties[{position}].value"),
+                        message: format!("{kind} value is not JSON: {e}"),
+                    }
+                })?;
+                Ok((position, OpaqueProperty { kind, value }))
+            })
+            .collect()
     }
 }
 
-/// Streams a file's heavy values into an entry and keeps one document's.
+/// Streams a file's heavy values into an entry and keeps one document's: (position, type,
+/// JSON text).
 struct Tee {
     writer: Option<HeavyWriter>,
     document: usize,
-    kept: Values,
+    kept: Vec<(usize, String, String)>,
 }
 
 impl HeavySink for Tee {
@@ -265,11 +282,9 @@ impl HeavySink for Tee {
         if let Some(w) = &mut self.writer {
             w.value(document, position, kind, json);
         }
-        if document == self.document
-            && let Ok(value) = serde_json::value::RawValue::from_string(json.to_string())
-        {
-            let kind = kind.to_string();
-            self.kept.push((position, OpaqueProperty { kind, value }));
+        if document == self.document {
+            self.kept
+                .push((position, kind.to_string(), json.to_string()));
         }
     }
 }
